@@ -1,0 +1,1 @@
+"""weir: IREE's execution model in hackable Python."""

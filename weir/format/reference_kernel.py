@@ -1,0 +1,164 @@
+"""The payload of the `reference` target: a compact description of each dispatch that the runtime
+executes with numpy over the whole iteration space. It is data, not code, and not MLIR: the runtime
+never needs the compiler to run it.
+
+Within an entry point, ops produce values numbered in order (every op except `Store` produces one
+tensor value). Shapes are tuples of `Dim`: an int, or `PushDim(k)` for a dimension passed as the
+k-th push constant of the dispatch (dynamic shapes).
+
+Scalar bodies (`Generic`, `Reduce`) are lists of `ScalarOp`s over numbered scalar values: the
+block arguments come first (one per input, then one per output/init), then one value per op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from weir.format.vm_isa import Scalar
+
+
+@dataclass(frozen=True)
+class PushDim:
+    index: int
+
+
+Dim = Union[int, PushDim]
+Shape = tuple[Dim, ...]
+
+# Element types by their MLIR spelling; the runtime maps them to numpy / ml_dtypes dtypes.
+DTYPES: frozenset[str] = frozenset(
+    {"i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16", "bf16", "f32", "f64",
+     "index"}
+)
+
+# The closed set of scalar operations a body may use. `attr` carries the predicate of cmpf/cmpi,
+# the value of `constant`, the dimension of `index`, the target dtype of casts.
+SCALAR_OPS: frozenset[str] = frozenset(
+    {
+        # float
+        "addf", "subf", "mulf", "divf", "remf", "negf", "absf", "maximumf", "minimumf",
+        "maxnumf", "minnumf", "cmpf", "exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt",
+        "rsqrt", "pow", "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "fma",
+        # integer
+        "addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "andi", "ori", "xori",
+        "shli", "shrsi", "shrui", "maxsi", "minsi", "maxui", "minui", "cmpi", "absi",
+        # other
+        "select", "constant", "index",
+        # casts (attr: the result dtype)
+        "extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", "extsi", "extui", "trunci",
+        "bitcast", "index_cast",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    op: str
+    args: tuple[int, ...]
+    dtype: str  # result element type
+    attr: Scalar = None
+
+
+@dataclass(frozen=True)
+class Load:
+    """A tensor read from a binding at a byte offset."""
+
+    binding: int
+    dtype: str
+    shape: Shape
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Empty:
+    dtype: str
+    shape: Shape
+
+
+@dataclass(frozen=True)
+class Fill:
+    """init filled with a scalar constant."""
+
+    init: int
+    value: Scalar
+
+
+@dataclass(frozen=True)
+class Generic:
+    """linalg.generic. `maps[i]` gives, for operand i (inputs then outputs), one entry per operand
+    dimension: the loop dimension it is indexed by, or -1 for a constant 0 index (a size-1 dim)."""
+
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    maps: tuple[tuple[int, ...], ...]
+    iterators: tuple[str, ...]  # "parallel" | "reduction"
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]  # scalar value numbers, one per output
+
+
+@dataclass(frozen=True)
+class Matmul:
+    """init + lhs @ rhs on 2-D operands (batch_matmul: 3-D, leading batch dim)."""
+
+    lhs: int
+    rhs: int
+    init: int
+
+
+@dataclass(frozen=True)
+class Transpose:
+    input: int
+    init: int
+    permutation: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """linalg.broadcast: `dimensions` are the init dimensions the input does not have."""
+
+    input: int
+    init: int
+    dimensions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Reduce:
+    """linalg.reduce over `dimensions`; the body combines (inputs..., accumulators...)."""
+
+    inputs: tuple[int, ...]
+    inits: tuple[int, ...]
+    dimensions: tuple[int, ...]
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Result:
+    """Selects result `index` of a multi-result op (`Generic` with several outputs, `Reduce`)."""
+
+    source: int
+    index: int
+
+
+@dataclass(frozen=True)
+class Store:
+    value: int
+    binding: int
+    offset: int = 0
+
+
+KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Transpose, Broadcast, Reduce, Result, Store]
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    name: str
+    num_bindings: int
+    num_push_constants: int
+    ops: tuple[KernelOp, ...]
+
+
+@dataclass(frozen=True)
+class ReferenceExecutable:
+    entry_points: tuple[EntryPoint, ...]
