@@ -1,0 +1,1 @@
+"""Code generation targets, behind one small interface and a typed registry."""

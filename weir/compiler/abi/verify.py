@@ -1,0 +1,22 @@
+"""Exit contract of `abi`: no tensor crosses a public function or an import boundary."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from weir.compiler.state import CompilationState
+from weir.ir.diagnostics import error_at
+
+
+def verify_abi(module: ModuleOp, state: CompilationState) -> None:
+    for fn in module.body.block.ops:
+        if not isinstance(fn, func.FuncOp):
+            continue
+        public = fn.sym_visibility is None or fn.sym_visibility.data == "public"
+        if not (public or not fn.body.blocks):
+            continue
+        for t in (*fn.function_type.inputs.data, *fn.function_type.outputs.data):
+            if isinstance(t, TensorType):
+                raise error_at(fn, f"@{fn.sym_name.data} still has a tensor in its signature "
+                                   "after the abi phase")

@@ -1,0 +1,110 @@
+"""Gives every public function the runtime's calling convention: buffer views in and out, with
+reflection saying what the tensors were. The original body moves to a private `_name` function
+that later inlining folds back, as IREE's ABI wrapping does, so internal calls keep tensors."""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import func
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.dialects.tensor import DimOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from weir.compiler.abi.types import abi_output_index, dynamic_dim_indices, is_tensor, type_text
+from weir.compiler.pass_base import Pass
+from weir.compiler.state import CompilationState
+from weir.dialects import hal
+
+
+def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[Attribute]) -> str:
+    args = ", ".join(f"%input{i}: {type_text(t)}" for i, t in enumerate(inputs))
+    results = ", ".join(f"%output{i}: {type_text(t)}" for i, t in enumerate(outputs))
+    return f"{kind} func @{name}({args}) -> ({results})"
+
+
+def _abi_type(t: Attribute) -> Attribute:
+    return hal.BufferViewType() if is_tensor(t) else t
+
+
+class WrapEntryPoints(Pass):
+    flag = "wrap-entry-points"
+
+    def run(self, module: ModuleOp, state: CompilationState) -> None:
+        async_model = state.options.execution_model == "async-external"
+        for fn in list(module.body.block.ops):
+            if not isinstance(fn, func.FuncOp) or not fn.body.blocks:
+                continue
+            if fn.sym_visibility is not None and fn.sym_visibility.data != "public":
+                continue
+            self._wrap(module, fn, async_model)
+
+    def _wrap(self, module: ModuleOp, fn: func.FuncOp, async_model: bool) -> None:
+        name = fn.sym_name.data
+        inputs = list(fn.function_type.inputs.data)
+        outputs = list(fn.function_type.outputs.data)
+        arg_attrs = fn.arg_attrs
+        fn.sym_name = StringAttr(f"_{name}")
+        fn.sym_visibility = StringAttr("private")
+        fn.arg_attrs = None
+
+        abi_inputs = [_abi_type(t) for t in inputs]
+        abi_outputs = [_abi_type(t) for t in outputs]
+        if async_model:
+            abi_inputs += [hal.FenceType(), hal.FenceType()]
+        block = Block(arg_types=abi_inputs)
+        b = Builder(InsertPoint.at_end(block))
+        call_args: list[SSAValue] = []
+        storage: dict[int, SSAValue] = {}
+        for i, t in enumerate(inputs):
+            arg = block.args[i]
+            if not isinstance(t, TensorType):
+                call_args.append(arg)
+                continue
+            out = abi_output_index(arg_attrs, i)
+            if out is not None:
+                storage[out] = arg
+            dims = [
+                b.insert(hal.BufferViewDimOp.build(
+                    operands=[arg], result_types=[IndexType()],
+                    properties={"index": IntegerAttr(d, IndexType())})).result
+                for d in dynamic_dim_indices(t)
+            ]
+            imported = b.insert(hal.TensorImportOp.build(
+                operands=[arg, dims], result_types=[t],
+                properties={"name": StringAttr(f"input{i}")}))
+            call_args.append(imported.result)
+        call = b.insert(func.CallOp(f"_{name}", call_args, outputs))
+        results: list[SSAValue] = []
+        for j, t in enumerate(outputs):
+            value = call.results[j]
+            if not isinstance(t, TensorType):
+                results.append(value)
+                continue
+            dims = []
+            for d in dynamic_dim_indices(t):
+                index = b.insert(ConstantOp(IntegerAttr(d, IndexType())))
+                dims.append(b.insert(DimOp(value, index.result, IndexType())).result)
+            store = [storage[j]] if j in storage else []
+            exported = b.insert(hal.TensorExportOp.build(
+                operands=[value, dims, store], result_types=[hal.BufferViewType()],
+                properties={"name": StringAttr(f"output{j}")}))
+            results.append(exported.result)
+        b.insert(func.ReturnOp(*results))
+
+        wrapper = func.FuncOp(name, (abi_inputs, abi_outputs), Region(block))
+        wrapper.attributes["iree.abi.stub"] = UnitAttr()
+        kind = "async" if async_model else "sync"
+        wrapper.attributes["iree.abi.declaration"] = StringAttr(
+            _declaration(kind, name, inputs, outputs))
+        wrapper.attributes["iree.abi.model"] = StringAttr(
+            "coarse-fences" if async_model else "sync")
+        module.body.block.insert_op_before(wrapper, fn)

@@ -1,0 +1,94 @@
+"""The compiler's front door: source text in, module bytes (or a phase's IR text) out. Tools and
+the Python API are built on these three functions."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+
+from weir.compiler.options import BACKEND_ALIASES, CompilerOptions, Phase
+from weir.compiler.pipeline import run_phases
+from weir.compiler.state import CompilationState
+from weir.compiler.vm.serialize import build_image
+from weir.dialects import vm
+from weir.errors import UsageError
+from weir.format.module_file import serialize
+from weir.ir import parse_module, print_module
+
+
+def _module_name(module: ModuleOp, filename: str) -> str:
+    name = module.sym_name.data if module.sym_name is not None else None
+    if name:
+        return name
+    stem = Path(filename).stem if filename not in ("-", "<stdin>") else "module"
+    return stem.replace("-", "_").replace(".", "_") or "module"
+
+
+def _normalise(options: CompilerOptions) -> CompilerOptions:
+    backends = []
+    for b in options.target_backends:
+        if b not in BACKEND_ALIASES:
+            known = ", ".join(sorted(BACKEND_ALIASES))
+            raise UsageError(f"unknown target backend '{b}' (available: {known})")
+        backends.append(BACKEND_ALIASES[b])
+    if not backends:
+        raise UsageError("no target backend given (use --iree-hal-target-backends=vmvx)")
+    if options.execution_model == "async-external":
+        raise UsageError("--iree-execution-model=async-external is not implemented yet; use "
+                         "async-internal")
+    from dataclasses import replace
+
+    return replace(options, target_backends=tuple(dict.fromkeys(backends)))
+
+
+def _compile(source: str | bytes, filename: str, options: CompilerOptions,
+             stop_at: Phase | None) -> tuple[ModuleOp, CompilationState]:
+    from dataclasses import replace
+
+    options = replace(_normalise(options), compile_to=stop_at)
+    module = parse_module(source, filename)
+    state = CompilationState(options, filename, _module_name(module, filename))
+    dump_dir = options.dump_phases_to
+
+    def dump(phase: Phase, m: ModuleOp) -> None:
+        if dump_dir is not None:
+            dump_dir.mkdir(parents=True, exist_ok=True)
+            (dump_dir / f"{state.module_name}.{phase}.mlir").write_text(print_module(m))
+
+    run_phases(module, state, dump)
+    return module, state
+
+
+def compile_to_phase(source: str | bytes, filename: str, options: CompilerOptions,
+                     phase: Phase) -> str:
+    module, _ = _compile(source, filename, options, phase)
+    return print_module(module)
+
+
+def compile_string(source: str | bytes, filename: str = "<stdin>",
+                   options: CompilerOptions | None = None) -> bytes:
+    module, state = _compile(source, filename, options or CompilerOptions(), None)
+    vm_module = next(op for op in module.body.block.ops if isinstance(op, vm.ModuleOp))
+    return serialize(build_image(vm_module, state))
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Writes via a temporary file so a failed compile never leaves a partial output behind."""
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def compile_file(path: str | Path, output_path: str | Path,
+                 options: CompilerOptions | None = None) -> None:
+    source = Path(path).read_bytes()
+    write_atomically(Path(output_path), compile_string(source, str(path), options))

@@ -1,0 +1,127 @@
+"""Groups tensor math into `flow.dispatch.region`s: each structured op is the root of a region
+and pulls in its elementwise producers (when they have no other user) and the cheap ops that
+make its operands (`tensor.empty`, `linalg.fill`, constants), so a chain of elementwise ops runs
+as one dispatch that reads its inputs once and writes its result once."""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import func, linalg
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.tensor import EmptyOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from weir.compiler.flow.shapes import dynamic_dims
+from weir.compiler.pass_base import Pass
+from weir.compiler.state import CompilationState
+from weir.dialects import flow
+
+ROOT_OPS: tuple[type[Operation], ...] = (
+    linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
+    linalg.ReduceOp,
+)
+
+
+def _is_elementwise(op: Operation) -> bool:
+    if not isinstance(op, linalg.GenericOp):
+        return False
+    if any(it.data != linalg.IteratorType.PARALLEL for it in op.iterator_types):
+        return False
+    return all(m.data.is_identity() for m in op.indexing_maps)  # type: ignore[attr-defined]
+
+
+def _is_cloneable(op: Operation) -> bool:
+    """Ops cheap enough to duplicate into every dispatch that needs them."""
+    if isinstance(op, EmptyOp):
+        return True
+    if isinstance(op, ConstantOp):
+        value = op.value
+        return not isinstance(value, DenseIntOrFPElementsAttr) or value.is_splat()
+    return False
+
+
+class FormDispatchRegions(Pass):
+    flag = "form-dispatch-regions"
+
+    def __init__(self, fuse: bool = True):
+        self.fuse = fuse
+
+    def run(self, module: ModuleOp, state: CompilationState) -> None:
+        fuse = self.fuse and "fuse-elementwise" not in state.options.disabled_passes
+        for fn in module.body.block.ops:
+            if isinstance(fn, func.FuncOp) and fn.body.blocks:
+                for block in fn.body.blocks:
+                    self._form(block, fuse)
+
+    def _form(self, block: Block, fuse: bool) -> None:
+        grouped: set[Operation] = set()
+        for root in reversed(list(block.ops)):
+            if root in grouped or not isinstance(root, ROOT_OPS):
+                continue
+            moved = self._collect(root, block, fuse)
+            grouped.update(moved)
+            self._make_region(root, moved, block)
+        # Cloned producers may have lost their last host user.
+        for op in reversed(list(block.ops)):
+            if _is_cloneable(op) and all(not r.uses for r in op.results):
+                op.detach()
+                op.erase()
+
+    def _collect(self, root: Operation, block: Block, fuse: bool) -> list[Operation]:
+        moved: set[Operation] = {root}
+        changed = True
+        while changed:
+            changed = False
+            for op in list(moved):
+                for operand in op.operands:
+                    producer = operand.owner
+                    if not isinstance(producer, Operation) or producer in moved:
+                        continue
+                    if producer.parent_block() is not block:
+                        continue
+                    movable = (fuse and _is_elementwise(producer)) or \
+                        isinstance(producer, linalg.FillOp)
+                    if movable and all(
+                        use.operation in moved for r in producer.results for use in r.uses
+                    ):
+                        moved.add(producer)
+                        changed = True
+        return sorted(moved, key=lambda op: block.get_operation_index(op))
+
+    def _make_region(self, root: Operation, moved: list[Operation], block: Block) -> None:
+        body = Block()
+        mapping: dict[SSAValue, SSAValue] = {}
+        moved_set = set(moved)
+        for op in moved:
+            for operand in op.operands:
+                producer = operand.owner
+                if isinstance(producer, Operation) and producer not in moved_set and \
+                        producer.parent_block() is block and _is_cloneable(producer) and \
+                        operand not in mapping:
+                    self._clone_with_operands(producer, body, mapping, moved_set, block)
+            body.add_op(op.clone(mapping))
+        results = list(root.results)
+        body.add_op(flow.ReturnOp.build(operands=[mapping[r] for r in results]))
+        dims: list[SSAValue] = []
+        for r in results:
+            dims.extend(dynamic_dims(r, InsertPoint.before(moved[0])))
+        region_op = flow.DispatchRegionOp.build(
+            operands=[dims], result_types=[[r.type for r in results]], regions=[Region(body)])
+        Builder(InsertPoint.before(root)).insert(region_op)
+        for old, new in zip(results, region_op.results, strict=True):
+            old.replace_all_uses_with(new)
+        for op in reversed(moved):
+            op.detach()
+            op.erase()
+
+    def _clone_with_operands(self, op: Operation, body: Block, mapping: dict[SSAValue, SSAValue],
+                             moved: set[Operation], block: Block) -> None:
+        """Clones a cheap producer (and its own cheap producers) into the region body."""
+        for operand in op.operands:
+            producer = operand.owner
+            if isinstance(producer, Operation) and producer.parent_block() is block and \
+                    _is_cloneable(producer) and operand not in mapping:
+                self._clone_with_operands(producer, body, mapping, moved, block)
+        body.add_op(op.clone(mapping))

@@ -1,0 +1,22 @@
+"""Phase `flow`: tensor math grouped into dispatches, outlined into executables."""
+
+from __future__ import annotations
+
+from weir.compiler.flow.convert_elementwise_to_linalg import ConvertElementwiseToLinalg
+from weir.compiler.flow.form_dispatch_regions import FormDispatchRegions
+from weir.compiler.flow.inline_internal_calls import InlineInternalCalls
+from weir.compiler.flow.outline_dispatch_regions import OutlineDispatchRegions
+from weir.compiler.flow.verify import verify_flow
+from weir.compiler.pass_base import Pass
+
+PASSES: tuple[Pass, ...] = (
+    # Whole-program data flow: fold the ABI stubs' private bodies and user helpers inline.
+    InlineInternalCalls(),
+    # One form for all tensor math, so fusion and targets see only linalg.
+    ConvertElementwiseToLinalg(),
+    # Group roots with their elementwise producers: fewer dispatches, fewer round trips to memory.
+    FormDispatchRegions(),
+    # Isolate each region as an executable; the host keeps only flow.dispatch.
+    OutlineDispatchRegions(),
+)
+VERIFY = verify_flow

@@ -1,0 +1,44 @@
+"""Where the dynamic dimensions of a tensor value come from, so passes can size results and pass
+shapes to dispatches without re-deriving them from the runtime."""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import linalg
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
+from xdsl.dialects.tensor import DimOp, EmptyOp
+from xdsl.ir import OpResult, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from weir.dialects import flow, hal
+
+
+def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
+    """SSA values for each dynamic dimension of `value`, reusing the ones that produced it and
+    materialising `tensor.dim` at `where` only when nothing else knows them."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    if DYNAMIC_INDEX not in t.get_shape():
+        return []
+    if isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, EmptyOp):
+            return list(op.dynamic_sizes)
+        if isinstance(op, hal.TensorImportOp):
+            return list(op.target_dims)
+        if isinstance(op, flow.DispatchOp | flow.DispatchRegionOp) and \
+                len(op.results) == 1:
+            return list(op.result_dims)
+        if isinstance(op, linalg.GenericOp | linalg.FillOp | linalg.MatmulOp |
+                      linalg.TransposeOp | linalg.BroadcastOp | linalg.ReduceOp):
+            outputs = list(op.outputs) if hasattr(op, "outputs") else [op.init]  # type: ignore[attr-defined]
+            if value.index < len(outputs):
+                return dynamic_dims(outputs[value.index], where)
+    b = Builder(where)
+    dims: list[SSAValue] = []
+    for i, d in enumerate(t.get_shape()):
+        if d == DYNAMIC_INDEX:
+            index = b.insert(ConstantOp(IntegerAttr(i, IndexType())))
+            dims.append(b.insert(DimOp(value, index.result, IndexType())).result)
+    return dims

@@ -1,0 +1,27 @@
+"""Exit contract of `flow`: outside executables, no tensor math is left on the host."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from weir.compiler.state import CompilationState
+from weir.ir.diagnostics import error_at
+
+# What the host may still do with tensors after `flow`.
+HOST_TENSOR_OPS = frozenset(
+    {"hal.tensor.import", "hal.tensor.export", "flow.dispatch", "tensor.empty", "tensor.dim",
+     "arith.constant", "func.return", "func.call", "flow.tensor.transfer"}
+)
+
+
+def verify_flow(module: ModuleOp, state: CompilationState) -> None:
+    for fn in module.body.block.ops:
+        if not isinstance(fn, func.FuncOp):
+            continue
+        for op in fn.walk():
+            touches_tensor = any(isinstance(v.type, TensorType)
+                                 for v in (*op.operands, *op.results))
+            if touches_tensor and op.name not in HOST_TENSOR_OPS:
+                raise error_at(op, f"'{op.name}' on tensors is left on the host after the flow "
+                                   "phase (it was not placed in a dispatch)")

@@ -1,0 +1,203 @@
+"""Lowers resources and timepoints onto the HAL: resources become buffers, each execute region
+becomes a command buffer submitted to the device queue with a wait fence and a signal fence, and
+awaits become fence waits. The host code now says exactly what the runtime will do."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from weir.compiler.pass_base import Pass
+from weir.compiler.state import CompilationState
+from weir.compiler.targets.element_types import BYTE_SIZES, dtype_name
+from weir.dialects import hal, stream
+from weir.ir.diagnostics import error_at
+
+# hal.fence.await's timeout meaning "the runtime's default deadline" (never forever).
+DEFAULT_TIMEOUT = -1
+
+_NUMPY_DTYPES: dict[str, str] = {
+    "f32": "<f4", "f64": "<f8", "f16": "<f2", "i1": "|b1", "i8": "|i1", "i16": "<i2",
+    "i32": "<i4", "i64": "<i8", "index": "<i8",
+}
+
+
+def _constant_bytes(value: DenseIntOrFPElementsAttr, where: Operation) -> bytes:
+    t = value.get_type()
+    assert isinstance(t, TensorType)
+    name = dtype_name(t.element_type, where)
+    if name == "bf16":
+        raise error_at(where, "bf16 constants are not supported yet")
+    values = value.get_values()
+    count = int(np.prod(t.get_shape())) if t.get_shape() else 1
+    if len(values) == 1 and count != 1:
+        values = list(values) * count
+    return np.asarray(values, dtype=np.dtype(_NUMPY_DTYPES[name])).tobytes()
+
+
+class ConvertStreamToHal(Pass):
+    flag = "convert-stream-to-hal"
+
+    def run(self, module: ModuleOp, state: CompilationState) -> None:
+        entry_ordinals = _entry_ordinals(module)
+        for fn in module.body.block.ops:
+            if isinstance(fn, func.FuncOp) and fn.body.blocks:
+                _FunctionLowering(fn.body.block, state, entry_ordinals).run()
+
+
+def _entry_ordinals(module: ModuleOp) -> dict[tuple[str, str], int]:
+    ordinals: dict[tuple[str, str], int] = {}
+    for op in module.body.block.ops:
+        if isinstance(op, hal.ExecutableOp):
+            for binary in op.body.block.ops:
+                if isinstance(binary, hal.ExecutableBinaryOp):
+                    for i, name in enumerate(binary.entry_points.data):
+                        ordinals[(op.sym_name.data, name.data)] = i
+    return ordinals
+
+
+class _FunctionLowering:
+    def __init__(self, block: Block, state: CompilationState,
+                 entry_ordinals: dict[tuple[str, str], int]):
+        self.block = block
+        self.state = state
+        self.entry_ordinals = entry_ordinals
+        self.buffers: dict[SSAValue, SSAValue] = {}
+        self.fences: dict[SSAValue, SSAValue | None] = {}
+        self.dead: list[Operation] = []
+        first = block.first_op
+        assert first is not None
+        self.device = Builder(InsertPoint.before(first)).insert(hal.DeviceGetOp.build(
+            result_types=[hal.DeviceType()],
+            properties={"ordinal": IntegerAttr(0, IndexType())})).result
+
+    def run(self) -> None:
+        for op in list(self.block.ops):
+            b = Builder(InsertPoint.before(op))
+            handler = getattr(self, "_" + op.name.replace(".", "_"), None)
+            if op.name.startswith("stream.") and handler is None:
+                raise error_at(op, f"'{op.name}' has no lowering to the HAL")
+            if handler is not None:
+                handler(op, b)
+                self.dead.append(op)
+        for op in reversed(self.dead):
+            op.detach()
+            op.erase()
+
+    def _index(self, b: Builder, value: int) -> SSAValue:
+        return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+    def _all_dims(self, t: TensorType, dynamic: list[SSAValue], b: Builder) -> list[SSAValue]:
+        it = iter(dynamic)
+        return [next(it) if d < 0 else self._index(b, d) for d in t.get_shape()]
+
+    def _stream_tensor_import(self, op: stream.TensorImportOp, b: Builder) -> None:
+        t = op.encoding
+        b.insert(hal.BufferViewAssertOp.build(operands=[op.source], properties={
+            "message": op.arg_name,
+            "element_type": t.element_type,
+            "shape": ArrayAttr([IntegerAttr(max(d, -1), IndexType()) for d in t.get_shape()]),
+        }))
+        buffer = b.insert(hal.BufferViewBufferOp.build(
+            operands=[op.source], result_types=[hal.BufferType()]))
+        self.buffers[op.result] = buffer.result
+
+    def _stream_tensor_sizeof(self, op: stream.TensorSizeOfOp, b: Builder) -> None:
+        t = op.encoding
+        static = BYTE_SIZES[dtype_name(t.element_type, op)]
+        for d in t.get_shape():
+            if d >= 0:
+                static *= d
+        size = self._index(b, static)
+        for d in op.dims:
+            size = b.insert(arith.MuliOp(size, d)).result
+        op.result.replace_all_uses_with(size)
+
+    def _stream_resource_alloca(self, op: stream.ResourceAllocaOp, b: Builder) -> None:
+        buffer = b.insert(hal.AllocatorAllocateOp.build(
+            operands=[self.device, op.size], result_types=[hal.BufferType()]))
+        self.buffers[op.result] = buffer.result
+        self.fences[op.result_timepoint] = None
+
+    def _stream_resource_constant(self, op: stream.ResourceConstantOp, b: Builder) -> None:
+        key = self.state.blobs.add("constant", _constant_bytes(op.value, op))
+        buffer = b.insert(hal.AllocatorImportRodataOp.build(
+            operands=[self.device], result_types=[hal.BufferType()],
+            properties={"rodata": StringAttr(key)}))
+        self.buffers[op.result] = buffer.result
+
+    def _fence_of(self, timepoints: list[SSAValue], b: Builder) -> SSAValue | None:
+        fences = [f for f in (self.fences[t] for t in timepoints) if f is not None]
+        if not fences:
+            return None
+        if len(fences) == 1:
+            return fences[0]
+        return b.insert(hal.FenceJoinOp.build(operands=[fences],
+                                               result_types=[hal.FenceType()])).result
+
+    def _stream_timepoint_join(self, op: stream.TimepointJoinOp, b: Builder) -> None:
+        self.fences[op.result] = self._fence_of(list(op.timepoints), b)
+
+    def _stream_timepoint_immediate(self, op: stream.TimepointImmediateOp, b: Builder) -> None:
+        self.fences[op.result] = None
+
+    def _stream_timepoint_await(self, op: stream.TimepointAwaitOp, b: Builder) -> None:
+        fences = [f for f in (self.fences[t] for t in op.timepoints) if f is not None]
+        if fences:
+            b.insert(hal.FenceAwaitOp.build(operands=[fences], properties={
+                "timeout_ms": IntegerAttr(DEFAULT_TIMEOUT, IndexType())}))
+
+    def _stream_cmd_execute(self, op: stream.CmdExecuteOp, b: Builder) -> None:
+        cb = b.insert(hal.CommandBufferCreateOp.build(
+            operands=[self.device], result_types=[hal.CommandBufferType()])).result
+        for cmd in op.body.block.ops:
+            if isinstance(cmd, stream.CmdDispatchOp):
+                self._dispatch(cmd, cb, b)
+            elif isinstance(cmd, stream.CmdCopyOp):
+                b.insert(hal.CommandBufferCopyOp.build(operands=[
+                    cb, self.buffers[cmd.source], self.buffers[cmd.target], cmd.length]))
+            elif isinstance(cmd, stream.CmdBarrierOp):
+                b.insert(hal.CommandBufferBarrierOp.build(operands=[cb]))
+            else:
+                raise error_at(cmd, f"'{cmd.name}' has no lowering to the HAL")
+        b.insert(hal.CommandBufferFinalizeOp.build(operands=[cb]))
+        wait = self._fence_of([op.await_timepoint] if op.await_timepoint else [], b)
+        signal = b.insert(hal.FenceCreateOp.build(
+            operands=[self.device], result_types=[hal.FenceType()])).result
+        b.insert(hal.QueueExecuteOp.build(
+            operands=[self.device, [wait] if wait is not None else [], signal, [cb]]))
+        self.fences[op.result_timepoint] = signal
+
+    def _dispatch(self, cmd: stream.CmdDispatchOp, cb: SSAValue, b: Builder) -> None:
+        ref = cmd.entry_point
+        executable = ref.root_reference.data
+        entry = ref.nested_references.data[-1].data if ref.nested_references.data else executable
+        exe = b.insert(hal.ExecutableLookupOp.build(
+            operands=[self.device], result_types=[hal.ExecutableType()],
+            properties={"executable": SymbolRefAttr(executable)})).result
+        one = self._index(b, 1)
+        b.insert(hal.CommandBufferDispatchOp.build(
+            operands=[cb, exe, [one, one, one], list(cmd.push_constants),
+                      [self.buffers[r] for r in cmd.resources]],
+            properties={"entry_point": IntegerAttr(self.entry_ordinals[(executable, entry)],
+                                                   IndexType())}))
+
+    def _stream_tensor_export(self, op: stream.TensorExportOp, b: Builder) -> None:
+        view = b.insert(hal.BufferViewCreateOp.build(
+            operands=[self.buffers[op.source], self._all_dims(op.encoding, list(op.dims), b)],
+            result_types=[hal.BufferViewType()],
+            properties={"element_type": op.encoding.element_type}))
+        op.result.replace_all_uses_with(view.result)

@@ -1,0 +1,40 @@
+"""Every compiler knob in one frozen dataclass; the CLI maps IREE's flag spellings onto it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Phase = Literal["input", "abi", "flow", "stream", "hal", "vm"]
+PHASES: tuple[Phase, ...] = ("input", "abi", "flow", "stream", "hal", "vm")
+
+ExecutionModel = Literal["async-internal", "async-external"]
+EXECUTION_MODELS: tuple[ExecutionModel, ...] = ("async-internal", "async-external")
+
+# IREE's names for the reference target; `vmvx` keeps the seeds' command lines working.
+BACKEND_ALIASES: dict[str, str] = {"vmvx": "reference", "reference": "reference"}
+
+
+@dataclass(frozen=True)
+class TargetDevice:
+    """A device named in the program (`device_a=local[0]`): name, kind and ordinal."""
+
+    name: str
+    kind: str = "local"
+    ordinal: int = 0
+
+
+@dataclass(frozen=True)
+class CompilerOptions:
+    target_backends: tuple[str, ...] = ("reference",)
+    execution_model: ExecutionModel = "async-internal"
+    target_devices: tuple[TargetDevice, ...] = ()
+    # Stop after this phase and produce its IR as text instead of a module file.
+    compile_to: Phase | None = None
+    # Write the IR after every phase into this directory (`<name>.<n>.<phase>.mlir`).
+    dump_phases_to: Path | None = None
+    # Run the phase-exit verifiers (never off in tests; off only to debug a broken pass).
+    verify_phases: bool = True
+    # Passes not to run, by flag name (e.g. `fuse-elementwise` to see unfused dispatches).
+    disabled_passes: frozenset[str] = field(default_factory=frozenset)

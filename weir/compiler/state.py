@@ -1,0 +1,31 @@
+"""What a compilation carries besides the IR: its options, the source name for diagnostics, and
+the blob store for constants and executable payloads (kept out of the IR so they are never
+printed and re-parsed, and never land in xDSL's process-wide resource store)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from weir.compiler.options import CompilerOptions
+
+
+@dataclass
+class BlobStore:
+    blobs: dict[str, bytes] = field(default_factory=dict)
+
+    def add(self, stem: str, data: bytes) -> str:
+        key = stem
+        n = 0
+        while key in self.blobs:
+            n += 1
+            key = f"{stem}_{n}"
+        self.blobs[key] = data
+        return key
+
+
+@dataclass
+class CompilationState:
+    options: CompilerOptions
+    filename: str
+    module_name: str
+    blobs: BlobStore = field(default_factory=BlobStore)

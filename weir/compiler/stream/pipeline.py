@@ -1,0 +1,16 @@
+"""Phase `stream`: resources, allocation, and execution ordered by timepoints."""
+
+from __future__ import annotations
+
+from weir.compiler.pass_base import Pass
+from weir.compiler.stream.convert_executables import ConvertExecutables
+from weir.compiler.stream.convert_to_stream import ConvertToStream
+from weir.compiler.stream.verify import verify_stream
+
+PASSES: tuple[Pass, ...] = (
+    # Executables first, so dispatches can name them.
+    ConvertExecutables(),
+    # Tensors become sized resources; dispatches become command sequences on timepoints.
+    ConvertToStream(),
+)
+VERIFY = verify_stream

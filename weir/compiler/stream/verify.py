@@ -1,0 +1,18 @@
+"""Exit contract of `stream`: no tensor value is left on the host."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from weir.compiler.state import CompilationState
+from weir.ir.diagnostics import error_at
+
+
+def verify_stream(module: ModuleOp, state: CompilationState) -> None:
+    for fn in module.body.block.ops:
+        if not isinstance(fn, func.FuncOp):
+            continue
+        for op in fn.walk():
+            if any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
+                raise error_at(op, f"'{op.name}' still holds a tensor after the stream phase")

@@ -1,0 +1,37 @@
+"""MLIR element types by the names the module file uses (`f32`, `i1`, `bf16`, ...)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+)
+from xdsl.ir import Attribute, Operation
+
+from weir.ir.diagnostics import error_at
+
+
+def dtype_name(t: Attribute, where: Operation) -> str:
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, Float64Type):
+        return "f64"
+    if isinstance(t, Float16Type):
+        return "f16"
+    if isinstance(t, BFloat16Type):
+        return "bf16"
+    if isinstance(t, IndexType):
+        return "index"
+    if isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64):
+        return f"i{t.width.data}"
+    raise error_at(where, f"element type {t} is not supported")
+
+
+BYTE_SIZES: dict[str, int] = {
+    "f32": 4, "f64": 8, "f16": 2, "bf16": 2, "index": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
+    "i64": 8,
+}

@@ -1,0 +1,21 @@
+"""The `reference` target (alias `vmvx`): dispatches as kernel descriptions the runtime runs
+with numpy over whole arrays."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+
+from weir.compiler.state import CompilationState
+from weir.compiler.targets.interface import Target
+from weir.compiler.targets.reference.translate import EntryTranslator
+from weir.format.reference_codec import encode_reference_executable
+from weir.format.reference_kernel import ReferenceExecutable
+
+
+class ReferenceTarget(Target):
+    name = "reference"
+    format = "reference"
+
+    def translate(self, entry_points: list[func.FuncOp], state: CompilationState) -> bytes:
+        entries = tuple(EntryTranslator(fn).translate() for fn in entry_points)
+        return encode_reference_executable(ReferenceExecutable(entries))

@@ -1,0 +1,290 @@
+"""Rewrites the host program into a `vm.module`: every hal op becomes a call into the runtime's
+`hal` module, index math becomes VM arithmetic, executables are created once per context by the
+module initializer and kept in globals, constants become rodata."""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from weir.compiler.pass_base import Pass
+from weir.compiler.state import CompilationState
+from weir.compiler.targets.element_types import dtype_name
+from weir.dialects import hal, vm
+from weir.ir.diagnostics import error_at
+
+INITIALIZER = "__init"
+
+# arith ops on host scalars -> vm.binary op names.
+BINARY: dict[str, str] = {
+    "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "div",
+    "arith.remsi": "rem", "arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul",
+    "arith.divf": "div", "arith.andi": "and", "arith.ori": "or", "arith.xori": "xor",
+    "arith.maxsi": "max", "arith.minsi": "min",
+}
+
+
+def cconv_letter(t: Attribute) -> str:
+    if isinstance(t, IndexType):
+        return "I"
+    if isinstance(t, IntegerType):
+        return "I" if t.width.data == 64 else "i"
+    if isinstance(t, Float32Type):
+        return "f"
+    if isinstance(t, Float64Type):
+        return "F"
+    return "r"
+
+
+def cconv(inputs: list[Attribute], outputs: list[Attribute]) -> str:
+    return "0" + "".join(map(cconv_letter, inputs)) + "_" + "".join(map(cconv_letter, outputs))
+
+
+class ConvertToVM(Pass):
+    flag = "convert-to-vm"
+
+    def run(self, module: ModuleOp, state: CompilationState) -> None:
+        body = Block()
+        self.imports: dict[str, vm.ImportOp] = {}
+        self.body = body
+        self.state = state
+        executables: list[hal.ExecutableOp] = []
+        dependencies: list[str] = []
+        for op in list(module.body.block.ops):
+            if isinstance(op, hal.ExecutableOp):
+                executables.append(op)
+            elif isinstance(op, func.FuncOp) and not op.body.blocks:
+                name = op.sym_name.data
+                model = op.attributes.get("iree.abi.model")
+                self._import(name, cconv(list(op.function_type.inputs.data),
+                                         list(op.function_type.outputs.data)),
+                             model.data if isinstance(model, StringAttr) else "sync")
+                dep = name.split(".", 1)[0]
+                if dep not in dependencies:
+                    dependencies.append(dep)
+        for exe in executables:
+            exe.detach()
+            body.add_op(vm.GlobalOp.build(properties={
+                "sym_name": StringAttr(f"_executable_{exe.sym_name.data}"),
+                "type": hal.ExecutableType()}))
+        for op in list(module.body.block.ops):
+            if isinstance(op, func.FuncOp) and op.body.blocks:
+                body.add_op(self._function(op))
+                body.add_op(self._export(op))
+        if executables:
+            body.add_op(self._initializer(executables))
+        for exe in executables:
+            body.add_op(exe)
+        vm_module = vm.ModuleOp.build(properties={
+            "sym_name": StringAttr(state.module_name),
+            "dependencies": ArrayAttr([StringAttr(d) for d in dependencies]),
+            "devices": ArrayAttr([StringAttr("__device_0")]),
+        }, regions=[Region(body)])
+        for op in list(module.body.block.ops):
+            op.detach()
+            op.erase()
+        module.body.block.add_op(vm_module)
+
+    # --- module-level pieces -----------------------------------------------------------------
+
+    def _import(self, name: str, signature: str, model: str = "sync") -> None:
+        if name not in self.imports:
+            op = vm.ImportOp.build(properties={
+                "sym_name": StringAttr(name), "cconv": StringAttr(signature),
+                "model": StringAttr(model)})
+            self.imports[name] = op
+            self.body.insert_op_before(op, self.body.first_op) if self.body.first_op \
+                else self.body.add_op(op)
+
+    def _export(self, fn: func.FuncOp) -> vm.ExportOp:
+        reflection: dict[str, Attribute] = {}
+        declaration = fn.attributes.get("iree.abi.declaration")
+        if isinstance(declaration, StringAttr):
+            reflection["iree.abi.declaration"] = declaration
+        model = fn.attributes.get("iree.abi.model")
+        return vm.ExportOp.build(properties={
+            "function_ref": SymbolRefAttr(fn.sym_name.data),
+            "export_name": fn.sym_name,
+            "model": model if isinstance(model, StringAttr) else StringAttr("sync"),
+            "reflection": DictionaryAttr(reflection),
+        })
+
+    def _initializer(self, executables: list[hal.ExecutableOp]) -> vm.FuncOp:
+        block = Block()
+        b = Builder(InsertPoint.at_end(block))
+        device = self._call(b, "hal.device.get", "0i_r", [self._const(b, 0, IndexType())],
+                            [hal.DeviceType()])[0]
+        for exe in executables:
+            name = self._const(b, exe.sym_name.data, vm.StrType())
+            created = self._call(b, "hal.executable.create", "0rr_r", [device, name],
+                                 [hal.ExecutableType()])[0]
+            b.insert(vm.GlobalStoreOp.build(operands=[created], properties={
+                "global": SymbolRefAttr(f"_executable_{exe.sym_name.data}")}))
+        b.insert(vm.ReturnOp.build(operands=[[]]))
+        return vm.FuncOp.build(properties={
+            "sym_name": StringAttr(INITIALIZER),
+            "function_type": FunctionType.from_lists([], [])}, regions=[Region(block)])
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def _const(self, b: Builder, value: int | float | str | None, t: Attribute) -> SSAValue:
+        if value is None:
+            attr = None
+        elif isinstance(value, str):
+            attr = StringAttr(value)
+        elif isinstance(value, float):
+            attr = FloatAttr(value, Float64Type())
+        else:
+            attr = IntegerAttr(value, IntegerType(64))
+        props = {"value": attr} if attr is not None else {}
+        return b.insert(vm.ConstOp.build(properties=props, result_types=[t])).result
+
+    def _tuple(self, b: Builder, values: list[SSAValue]) -> SSAValue:
+        return b.insert(vm.TupleOp.build(operands=[values],
+                                          result_types=[vm.TupleType()])).result
+
+    def _call(self, b: Builder, callee: str, signature: str, args: list[SSAValue],
+              results: list[Attribute]) -> list[SSAValue]:
+        self._import(callee, signature)
+        call = b.insert(vm.CallOp.build(operands=[args], result_types=[results],
+                                         properties={"callee": SymbolRefAttr(callee)}))
+        return list(call.results)
+
+    # --- functions ----------------------------------------------------------------------------
+
+    def _function(self, fn: func.FuncOp) -> vm.FuncOp:
+        region = fn.detach_region(fn.body)
+        for block in region.blocks:
+            for op in list(block.ops):
+                self._lower(op)
+        return vm.FuncOp.build(properties={
+            "sym_name": fn.sym_name, "function_type": fn.function_type}, regions=[region])
+
+    def _lower(self, op: Operation) -> None:
+        b = Builder(InsertPoint.before(op))
+        results: list[SSAValue] | None
+        if isinstance(op, arith.ConstantOp):
+            value = op.value
+            if isinstance(value, IntegerAttr):
+                results = [self._const(b, value.value.data, op.result.type)]
+            elif isinstance(value, FloatAttr):
+                results = [self._const(b, float(value.value.data), op.result.type)]
+            else:
+                raise error_at(op, "only scalar constants can live on the host")
+        elif op.name in BINARY:
+            binary = b.insert(vm.BinaryOp.build(
+                operands=list(op.operands), result_types=[op.results[0].type],
+                properties={"op": StringAttr(BINARY[op.name])}))
+            results = [binary.result]
+        elif isinstance(op, func.CallOp):
+            call = b.insert(vm.CallOp.build(
+                operands=[list(op.arguments)], result_types=[[r.type for r in op.results]],
+                properties={"callee": op.callee}))
+            results = list(call.results)
+        elif isinstance(op, func.ReturnOp):
+            b.insert(vm.ReturnOp.build(operands=[list(op.arguments)]))
+            results = []
+        elif op.name.startswith("hal."):
+            results = self._lower_hal(op, b)
+        else:
+            raise error_at(op, f"'{op.name}' cannot be lowered to the VM")
+        for old, new in zip(op.results, results, strict=True):
+            old.replace_all_uses_with(new)
+        op.detach()
+        op.erase()
+
+    def _lower_hal(self, op: Operation, b: Builder) -> list[SSAValue]:
+        c = self._call
+        if isinstance(op, hal.DeviceGetOp):
+            return c(b, "hal.device.get", "0i_r",
+                     [self._const(b, op.ordinal.value.data, IndexType())], [hal.DeviceType()])
+        if isinstance(op, hal.ExecutableLookupOp):
+            load = b.insert(vm.GlobalLoadOp.build(
+                result_types=[hal.ExecutableType()],
+                properties={"global": SymbolRefAttr(
+                    f"_executable_{op.executable.root_reference.data}")}))
+            return [load.result]
+        if isinstance(op, hal.BufferViewAssertOp):
+            shape = [self._const(b, d.value.data, IndexType()) for d in op.shape.data]
+            c(b, "hal.buffer_view.assert", "0rrrr_", [
+                op.view, self._const(b, op.message.data, vm.StrType()),
+                self._const(b, dtype_name(op.element_type, op), vm.StrType()),
+                self._tuple(b, shape)], [])
+            return []
+        if isinstance(op, hal.BufferViewBufferOp):
+            return c(b, "hal.buffer_view.buffer", "0r_r", [op.view], [hal.BufferType()])
+        if isinstance(op, hal.BufferViewDimOp):
+            return c(b, "hal.buffer_view.dim", "0ri_I",
+                     [op.view, self._const(b, op.index.value.data, IntegerType(32))],
+                     [IndexType()])
+        if isinstance(op, hal.BufferViewCreateOp):
+            return c(b, "hal.buffer_view.create", "0rIrr_r", [
+                op.buffer, self._const(b, 0, IndexType()),
+                self._const(b, dtype_name(op.element_type, op), vm.StrType()),
+                self._tuple(b, list(op.dims))], [hal.BufferViewType()])
+        if isinstance(op, hal.AllocatorAllocateOp):
+            return c(b, "hal.allocator.allocate", "0rI_r", [op.device, op.size],
+                     [hal.BufferType()])
+        if isinstance(op, hal.AllocatorImportRodataOp):
+            key = op.rodata.data
+            if not any(isinstance(o, vm.RodataOp) and o.sym_name.data == key
+                       for o in self.body.ops):
+                self.body.add_op(vm.RodataOp.build(properties={
+                    "sym_name": StringAttr(key), "data": StringAttr(key)}))
+            data = b.insert(vm.RodataLoadOp.build(
+                result_types=[vm.TupleType()], properties={"rodata": SymbolRefAttr(key)}))
+            return c(b, "hal.allocator.import_rodata", "0rr_r", [op.device, data.result],
+                     [hal.BufferType()])
+        if isinstance(op, hal.CommandBufferCreateOp):
+            return c(b, "hal.command_buffer.create", "0r_r", [op.device],
+                     [hal.CommandBufferType()])
+        if isinstance(op, hal.CommandBufferDispatchOp):
+            c(b, "hal.command_buffer.dispatch", "0rrirrr_", [
+                op.command_buffer, op.executable,
+                self._const(b, op.entry_point.value.data, IntegerType(32)),
+                self._tuple(b, list(op.workgroups)), self._tuple(b, list(op.constants)),
+                self._tuple(b, list(op.bindings))], [])
+            return []
+        if isinstance(op, hal.CommandBufferCopyOp):
+            zero = self._const(b, 0, IndexType())
+            c(b, "hal.command_buffer.copy_buffer", "0rrIrII_",
+              [op.command_buffer, op.source, zero, op.target, zero, op.length], [])
+            return []
+        if isinstance(op, hal.CommandBufferBarrierOp):
+            c(b, "hal.command_buffer.execution_barrier", "0r_", [op.command_buffer], [])
+            return []
+        if isinstance(op, hal.CommandBufferFinalizeOp):
+            c(b, "hal.command_buffer.finalize", "0r_", [op.command_buffer], [])
+            return []
+        if isinstance(op, hal.FenceCreateOp):
+            return c(b, "hal.fence.create", "0r_r", [op.device], [hal.FenceType()])
+        if isinstance(op, hal.FenceJoinOp):
+            return c(b, "hal.fence.join", "0r_r", [self._tuple(b, list(op.fences))],
+                     [hal.FenceType()])
+        if isinstance(op, hal.FenceAwaitOp):
+            c(b, "hal.fence.await", "0Ir_", [
+                self._const(b, op.timeout_ms.value.data, IndexType()),
+                self._tuple(b, list(op.fences))], [])
+            return []
+        if isinstance(op, hal.QueueExecuteOp):
+            wait = op.wait if op.wait is not None else self._const(b, None, hal.FenceType())
+            c(b, "hal.device.queue.execute", "0rrrr_", [
+                op.device, wait, op.signal, self._tuple(b, list(op.command_buffers))], [])
+            return []
+        raise error_at(op, f"'{op.name}' cannot be lowered to the VM")

@@ -1,0 +1,272 @@
+"""The `hal` dialect: buffers, views, fences, command buffers and queue operations as the host
+program sees them at the `hal` phase. Each op lowers to one call into the runtime's `hal` module,
+so the names follow that module's functions (docs/contracts.md)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    opt_operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    operand_def,
+)
+from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolOpInterface
+
+from weir.ir.hal_attrs import HAL_ATTRIBUTES
+
+
+@irdl_attr_definition
+class BufferViewType(ParametrizedAttribute, TypeAttribute):
+    name = "hal.buffer_view"
+
+
+@irdl_attr_definition
+class BufferType(ParametrizedAttribute, TypeAttribute):
+    name = "hal.buffer"
+
+
+@irdl_attr_definition
+class DeviceType(ParametrizedAttribute, TypeAttribute):
+    name = "hal.device"
+
+
+@irdl_attr_definition
+class FenceType(ParametrizedAttribute, TypeAttribute):
+    name = "hal.fence"
+
+
+@irdl_attr_definition
+class CommandBufferType(ParametrizedAttribute, TypeAttribute):
+    name = "hal.command_buffer"
+
+
+@irdl_attr_definition
+class ExecutableType(ParametrizedAttribute, TypeAttribute):
+    name = "hal.executable"
+
+
+# --- ABI boundary ops (present from the `abi` phase on) ---------------------------------------
+
+
+@irdl_op_definition
+class TensorImportOp(IRDLOperation):
+    """A buffer view entering the program as a tensor; `name` is used in shape/type errors."""
+
+    name = "hal.tensor.import"
+    source = operand_def(BufferViewType)
+    target_dims = var_operand_def(IndexType)
+    result = result_def(TensorType)
+    arg_name = prop_def(StringAttr, prop_name="name")
+
+
+@irdl_op_definition
+class TensorExportOp(IRDLOperation):
+    """A tensor leaving the program as a buffer view; with `storage`, written into that view."""
+
+    name = "hal.tensor.export"
+    source = operand_def(TensorType)
+    source_dims = var_operand_def(IndexType)
+    storage = opt_operand_def(BufferViewType)
+    result = result_def(BufferViewType)
+    arg_name = prop_def(StringAttr, prop_name="name")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+# --- executables -----------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ExecutableOp(IRDLOperation):
+    name = "hal.executable"
+    sym_name = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(SymbolOpInterface(), NoTerminator(), IsolatedFromAbove())
+
+
+@irdl_op_definition
+class ExecutableBinaryOp(IRDLOperation):
+    """One target's serialised payload. `data` is the payload itself for text formats and a key
+    into the compilation's blob store for binary ones."""
+
+    name = "hal.executable.binary"
+    sym_name = prop_def(StringAttr)
+    target = prop_def(StringAttr)
+    format = prop_def(StringAttr)
+    entry_points = prop_def(ArrayAttr[StringAttr])
+    data = prop_def(StringAttr)
+    traits = traits_def(SymbolOpInterface())
+
+
+# --- host ops --------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class DeviceGetOp(IRDLOperation):
+    name = "hal.device.get"
+    ordinal = prop_def(IntegerAttr)
+    result = result_def(DeviceType)
+
+
+@irdl_op_definition
+class ExecutableLookupOp(IRDLOperation):
+    name = "hal.executable.lookup"
+    device = operand_def(DeviceType)
+    executable = prop_def(SymbolRefAttr)
+    result = result_def(ExecutableType)
+
+
+@irdl_op_definition
+class BufferViewAssertOp(IRDLOperation):
+    """Checks an argument's element type and shape (-1 in `shape` = dynamic)."""
+
+    name = "hal.buffer_view.assert"
+    view = operand_def(BufferViewType)
+    message = prop_def(StringAttr)
+    element_type = prop_def(Attribute)
+    shape = prop_def(ArrayAttr[IntegerAttr])
+
+
+@irdl_op_definition
+class BufferViewBufferOp(IRDLOperation):
+    name = "hal.buffer_view.buffer"
+    view = operand_def(BufferViewType)
+    result = result_def(BufferType)
+
+
+@irdl_op_definition
+class BufferViewDimOp(IRDLOperation):
+    name = "hal.buffer_view.dim"
+    view = operand_def(BufferViewType)
+    index = prop_def(IntegerAttr)
+    result = result_def(IndexType)
+
+
+@irdl_op_definition
+class BufferViewCreateOp(IRDLOperation):
+    name = "hal.buffer_view.create"
+    buffer = operand_def(BufferType)
+    dims = var_operand_def(IndexType)
+    element_type = prop_def(Attribute)
+    result = result_def(BufferViewType)
+
+
+@irdl_op_definition
+class AllocatorAllocateOp(IRDLOperation):
+    name = "hal.allocator.allocate"
+    device = operand_def(DeviceType)
+    size = operand_def(IndexType)
+    result = result_def(BufferType)
+
+
+@irdl_op_definition
+class AllocatorImportRodataOp(IRDLOperation):
+    """Wraps a constant of the module file as a read-only buffer, without a copy."""
+
+    name = "hal.allocator.import_rodata"
+    device = operand_def(DeviceType)
+    rodata = prop_def(StringAttr)
+    result = result_def(BufferType)
+
+
+@irdl_op_definition
+class CommandBufferCreateOp(IRDLOperation):
+    name = "hal.command_buffer.create"
+    device = operand_def(DeviceType)
+    result = result_def(CommandBufferType)
+
+
+@irdl_op_definition
+class CommandBufferDispatchOp(IRDLOperation):
+    name = "hal.command_buffer.dispatch"
+    command_buffer = operand_def(CommandBufferType)
+    executable = operand_def(ExecutableType)
+    workgroups = var_operand_def(IndexType)
+    constants = var_operand_def(IndexType)
+    bindings = var_operand_def(BufferType)
+    entry_point = prop_def(IntegerAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+@irdl_op_definition
+class CommandBufferCopyOp(IRDLOperation):
+    name = "hal.command_buffer.copy_buffer"
+    command_buffer = operand_def(CommandBufferType)
+    source = operand_def(BufferType)
+    target = operand_def(BufferType)
+    length = operand_def(IndexType)
+
+
+@irdl_op_definition
+class CommandBufferBarrierOp(IRDLOperation):
+    name = "hal.command_buffer.execution_barrier"
+    command_buffer = operand_def(CommandBufferType)
+
+
+@irdl_op_definition
+class CommandBufferFinalizeOp(IRDLOperation):
+    name = "hal.command_buffer.finalize"
+    command_buffer = operand_def(CommandBufferType)
+
+
+@irdl_op_definition
+class FenceCreateOp(IRDLOperation):
+    name = "hal.fence.create"
+    device = operand_def(DeviceType)
+    result = result_def(FenceType)
+
+
+@irdl_op_definition
+class FenceJoinOp(IRDLOperation):
+    name = "hal.fence.join"
+    fences = var_operand_def(FenceType)
+    result = result_def(FenceType)
+
+
+@irdl_op_definition
+class FenceAwaitOp(IRDLOperation):
+    name = "hal.fence.await"
+    fences = var_operand_def(FenceType)
+    timeout_ms = prop_def(IntegerAttr)
+
+
+@irdl_op_definition
+class QueueExecuteOp(IRDLOperation):
+    """Submits command buffers; runs once `wait` is reached (no wait: at once), signals `signal`."""
+
+    name = "hal.device.queue.execute"
+    device = operand_def(DeviceType)
+    wait = opt_operand_def(FenceType)
+    signal = operand_def(FenceType)
+    command_buffers = var_operand_def(CommandBufferType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+HAL = Dialect(
+    "hal",
+    [
+        TensorImportOp, TensorExportOp, ExecutableOp, ExecutableBinaryOp, DeviceGetOp,
+        ExecutableLookupOp, BufferViewAssertOp, BufferViewBufferOp, BufferViewDimOp,
+        BufferViewCreateOp, AllocatorAllocateOp, AllocatorImportRodataOp, CommandBufferCreateOp,
+        CommandBufferDispatchOp, CommandBufferCopyOp, CommandBufferBarrierOp,
+        CommandBufferFinalizeOp, FenceCreateOp, FenceJoinOp, FenceAwaitOp, QueueExecuteOp,
+    ],
+    [BufferViewType, BufferType, DeviceType, FenceType, CommandBufferType, ExecutableType,
+     *HAL_ATTRIBUTES],
+)
+DIALECT = HAL

@@ -1,0 +1,208 @@
+"""The `stream` dialect: tensors become sized resources with lifetimes, work becomes command
+sequences executed asynchronously and ordered by timepoints. This is where allocation and
+scheduling are explicit while the IR is still target-independent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    param_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from weir.dialects.hal import BufferViewType
+
+# `external` resources cross the ABI (arguments, results); `transient` ones live only inside an
+# invocation; `constant` ones are read-only data of the module file.
+LIFETIMES = ("external", "transient", "constant")
+
+
+@irdl_attr_definition
+class ResourceType(ParametrizedAttribute, TypeAttribute):
+    name = "stream.resource"
+    lifetime: StringAttr = param_def(StringAttr)
+
+    def __init__(self, lifetime: str):
+        super().__init__(StringAttr(lifetime))
+
+    @classmethod
+    def parse_parameters(cls, parser) -> Sequence[Attribute]:  # type: ignore[no-untyped-def]
+        parser.parse_punctuation("<")
+        lifetime = parser.parse_identifier()
+        parser.parse_punctuation(">")
+        return (StringAttr(lifetime),)
+
+    def print_parameters(self, printer) -> None:  # type: ignore[no-untyped-def]
+        printer.print_string(f"<{self.lifetime.data}>")
+
+    def verify(self) -> None:
+        if self.lifetime.data not in LIFETIMES:
+            raise VerifyException(f"unknown resource lifetime '{self.lifetime.data}'")
+
+
+@irdl_attr_definition
+class TimepointType(ParametrizedAttribute, TypeAttribute):
+    name = "stream.timepoint"
+
+
+@irdl_op_definition
+class ExecutableOp(IRDLOperation):
+    name = "stream.executable"
+    sym_name = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(SymbolOpInterface(), NoTerminator(), IsolatedFromAbove())
+
+
+@irdl_op_definition
+class ExecutableExportOp(IRDLOperation):
+    name = "stream.executable.export"
+    sym_name = prop_def(StringAttr)
+    function_ref = prop_def(SymbolRefAttr)
+    traits = traits_def(SymbolOpInterface())
+
+
+@irdl_op_definition
+class TensorImportOp(IRDLOperation):
+    """An argument's buffer view as an external resource, after its type and shape are checked."""
+
+    name = "stream.tensor.import"
+    source = operand_def(BufferViewType)
+    dims = var_operand_def(IndexType)
+    result = result_def(ResourceType)
+    encoding = prop_def(TensorType)
+    arg_name = prop_def(StringAttr, prop_name="name")
+
+
+@irdl_op_definition
+class TensorExportOp(IRDLOperation):
+    name = "stream.tensor.export"
+    source = operand_def(ResourceType)
+    dims = var_operand_def(IndexType)
+    result = result_def(BufferViewType)
+    encoding = prop_def(TensorType)
+
+
+@irdl_op_definition
+class TensorSizeOfOp(IRDLOperation):
+    """The byte size of a tensor of `encoding` with the given dynamic dims."""
+
+    name = "stream.tensor.sizeof"
+    dims = var_operand_def(IndexType)
+    result = result_def(IndexType)
+    encoding = prop_def(TensorType)
+
+
+@irdl_op_definition
+class ResourceAllocaOp(IRDLOperation):
+    name = "stream.resource.alloca"
+    size = operand_def(IndexType)
+    await_timepoint = opt_operand_def(TimepointType)
+    result = result_def(ResourceType)
+    result_timepoint = result_def(TimepointType)
+
+
+@irdl_op_definition
+class ResourceConstantOp(IRDLOperation):
+    """Constant data stored once in the module file and mapped at run time."""
+
+    name = "stream.resource.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    result = result_def(ResourceType)
+
+
+@irdl_op_definition
+class CmdExecuteOp(IRDLOperation):
+    """A sequence of commands submitted together once `await_timepoint` is reached."""
+
+    name = "stream.cmd.execute"
+    await_timepoint = opt_operand_def(TimepointType)
+    result_timepoint = result_def(TimepointType)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+
+@irdl_op_definition
+class CmdDispatchOp(IRDLOperation):
+    name = "stream.cmd.dispatch"
+    entry_point = prop_def(SymbolRefAttr)
+    workload = var_operand_def(IndexType)
+    push_constants = var_operand_def(IndexType)
+    resources = var_operand_def(ResourceType)
+    access = prop_def(ArrayAttr[StringAttr])
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+@irdl_op_definition
+class CmdCopyOp(IRDLOperation):
+    name = "stream.cmd.copy"
+    source = operand_def(ResourceType)
+    target = operand_def(ResourceType)
+    length = operand_def(IndexType)
+
+
+@irdl_op_definition
+class CmdBarrierOp(IRDLOperation):
+    """Orders the commands before it before the commands after it within one execute."""
+
+    name = "stream.cmd.barrier"
+
+
+@irdl_op_definition
+class TimepointAwaitOp(IRDLOperation):
+    """Blocks the host until the timepoints are reached (the synchronous ABI's end)."""
+
+    name = "stream.timepoint.await"
+    timepoints = var_operand_def(TimepointType)
+
+
+@irdl_op_definition
+class TimepointJoinOp(IRDLOperation):
+    name = "stream.timepoint.join"
+    timepoints = var_operand_def(TimepointType)
+    result = result_def(TimepointType)
+
+
+@irdl_op_definition
+class TimepointImmediateOp(IRDLOperation):
+    name = "stream.timepoint.immediate"
+    result = result_def(TimepointType)
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    name = "stream.yield"
+    traits = traits_def(IsTerminator())
+
+
+STREAM = Dialect(
+    "stream",
+    [
+        ExecutableOp, ExecutableExportOp, TensorImportOp, TensorExportOp, TensorSizeOfOp,
+        ResourceAllocaOp, ResourceConstantOp, CmdExecuteOp, CmdDispatchOp, CmdCopyOp,
+        CmdBarrierOp, TimepointAwaitOp, TimepointJoinOp, TimepointImmediateOp, YieldOp,
+    ],
+    [ResourceType, TimepointType],
+)
+DIALECT = STREAM
