@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
@@ -39,15 +40,11 @@ def _normalise(options: CompilerOptions) -> CompilerOptions:
     if options.execution_model == "async-external":
         raise UsageError("--iree-execution-model=async-external is not implemented yet; use "
                          "async-internal")
-    from dataclasses import replace
-
     return replace(options, target_backends=tuple(dict.fromkeys(backends)))
 
 
 def _compile(source: str | bytes, filename: str, options: CompilerOptions,
              stop_at: Phase | None) -> tuple[ModuleOp, CompilationState]:
-    from dataclasses import replace
-
     options = replace(_normalise(options), compile_to=stop_at)
     module = parse_module(source, filename)
     state = CompilationState(options, filename, _module_name(module, filename))
@@ -82,6 +79,9 @@ def write_atomically(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -11,6 +11,7 @@ from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint
 
 from weir.compiler.flow.shapes import dynamic_dims
@@ -29,7 +30,7 @@ def _is_elementwise(op: Operation) -> bool:
         return False
     if any(it.data != linalg.IteratorType.PARALLEL for it in op.iterator_types):
         return False
-    return all(m.data.is_identity() for m in op.indexing_maps)  # type: ignore[attr-defined]
+    return all(m.data == AffineMap.identity(m.data.num_dims) for m in op.indexing_maps)
 
 
 def _is_cloneable(op: Operation) -> bool:

@@ -1,0 +1,60 @@
+"""`weir-opt`: runs named passes on MLIR and prints the result, one pass per flag
+(`--form-dispatch-regions`), in the order given. The tool that the compiler's lit tests use to
+check one pass at a time."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from weir.compiler.options import CompilerOptions
+from weir.compiler.registry import PASSES
+from weir.compiler.state import CompilationState
+from weir.errors import UsageError
+from weir.ir import parse_module, print_module
+from weir.tools.cli import run_tool
+from weir.tools.io.flags import Flag, FlagParser
+
+TOOL = "weir-opt"
+
+PARSER = FlagParser(TOOL, "[--PASS ...] INPUT.mlir (or - for stdin)", [
+    *(Flag(name, "bool", f"Run the {name} pass.", default=False) for name in PASSES),
+    Flag("split-input-file", "bool", "Treat '// -----' as separating independent inputs.",
+         default=False),
+], positionals=(1, 1), description="Runs weir compiler passes on MLIR text.")
+
+
+def _body(argv: Sequence[str]) -> int:
+    flags = PARSER.parse(argv)
+    if flags.help_requested:
+        sys.stdout.write(PARSER.help_text())
+        return 0
+    order = [a.lstrip("-").split("=")[0] for a in argv if a.startswith("--")]
+    passes = [PASSES[name] for name in order if name in PASSES]
+    path = flags.positionals[0]
+    source = sys.stdin.read() if path == "-" else Path(path).read_text(errors="replace")
+    filename = "<stdin>" if path == "-" else path
+    chunks = source.split("// -----") if flags.boolean("split-input-file") else [source]
+    outputs = []
+    line = 1
+    for chunk in chunks:
+        # Keep line numbers true to the whole file in diagnostics.
+        module = parse_module("\n" * (line - 1) + chunk, filename)
+        line += chunk.count("\n")
+        state = CompilationState(CompilerOptions(), filename, "module")
+        for p in passes:
+            p.run(module, state)
+        outputs.append(print_module(module))
+    sys.stdout.write("// -----\n".join(outputs))
+    if not passes and len(order) > 0:
+        raise UsageError("no known pass given")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_tool(TOOL, lambda: _body(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
