@@ -1,0 +1,1 @@
+"""Built-in native modules: `hal` (linked into every context first)."""

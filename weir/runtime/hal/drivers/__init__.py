@@ -1,0 +1,60 @@
+"""The driver registry: driver name -> factory. `Instance` owns one, built by
+`default_driver_registry()`, so tests and embedders can register drivers without globals.
+
+Registered by default: `local-sync`. `local-task` (worker threads) is not implemented yet and is
+deliberately *not* aliased to local-sync: asking for it fails listing the available drivers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from weir.errors import LoadError
+from weir.runtime.hal.device import Device
+from weir.runtime.hal.drivers.local_sync import LocalSyncDevice, LocalSyncOptions
+
+# A factory receives the driver's options object (or None for defaults).
+DeviceFactory = Callable[[Any], Device]
+
+
+@dataclass(frozen=True)
+class DriverInfo:
+    name: str
+    factory: DeviceFactory
+    description: str = ""
+
+
+class DriverRegistry:
+    def __init__(self) -> None:
+        self._drivers: dict[str, DriverInfo] = {}
+
+    def register(self, info: DriverInfo) -> None:
+        if info.name in self._drivers:
+            raise ValueError(f"driver '{info.name}' is already registered")
+        self._drivers[info.name] = info
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._drivers)
+
+    def create_device(self, name: str, options: Any = None) -> Device:
+        # IREE spells devices `driver` or `driver://ordinal`; the ordinal is meaningless for local
+        # drivers (every local device is the host).
+        driver = name.split("://", 1)[0]
+        info = self._drivers.get(driver)
+        if info is None:
+            raise LoadError(f"unknown device driver '{name}' (available: {', '.join(self._drivers)})")
+        return info.factory(options)
+
+
+def _local_sync(options: Any) -> Device:
+    if options is not None and not isinstance(options, LocalSyncOptions):
+        raise LoadError(f"local-sync takes LocalSyncOptions, got {type(options).__name__}")
+    return LocalSyncDevice(options)
+
+
+def default_driver_registry() -> DriverRegistry:
+    registry = DriverRegistry()
+    registry.register(DriverInfo("local-sync", _local_sync,
+                                 "runs queue operations inline on the caller's thread"))
+    return registry

@@ -1,0 +1,276 @@
+"""Cross-reference checks on a `ModuleImage`: every register, block, global, rodata, segment,
+function and import index in range, every block well terminated, every call's arity matching its
+callee. The runtime translates VM code into Python only after this passed, so the generated code
+can rely on it (it splices nothing but these verified integers)."""
+
+from __future__ import annotations
+
+from weir.errors import ModuleFormatError
+from weir.format.image import VALUE_TYPES, FunctionDef, ModuleImage, Signature
+from weir.format.vm_isa import (
+    BINARY_OPS,
+    TERMINATORS,
+    UNARY_OPS,
+    Binary,
+    Branch,
+    Call,
+    CondBranch,
+    Const,
+    Fail,
+    GlobalLoad,
+    GlobalStore,
+    Instruction,
+    Move,
+    Return,
+    Rodata,
+    Select,
+    Unary,
+)
+
+# Generous bounds that keep a hostile file from making the translator emit gigabytes of code.
+MAX_REGISTERS = 1 << 20
+CALL_MODELS = ("sync", "coarse-fences")
+
+
+def _err(where: str, message: str) -> ModuleFormatError:
+    return ModuleFormatError(f"{where}: {message}")
+
+
+def _is_index(value: object) -> bool:
+    return type(value) is int and value >= 0  # noqa: E721 (bool is not an index)
+
+
+def _check_unique(names: list[str], what: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ModuleFormatError(f"duplicate {what} name '{name}'")
+        seen.add(name)
+
+
+def _signature_ok(sig: object, where: str) -> Signature:
+    if not isinstance(sig, Signature):
+        raise _err(where, "signature is not a Signature")
+    try:
+        return Signature.parse(sig.cconv)
+    except (ValueError, TypeError) as e:
+        raise _err(where, str(e)) from None
+
+
+def callee_signatures(image: ModuleImage) -> dict[str, Signature]:
+    """Everything a `Call` may name: this module's functions, then its imports."""
+    table: dict[str, Signature] = {}
+    for imp in image.imports:
+        table[imp.name] = imp.signature
+    for fn in image.functions:
+        table[fn.name] = fn.signature
+    return table
+
+
+def verify_image(image: ModuleImage) -> None:
+    """Raises `ModuleFormatError` on the first problem found."""
+    if not isinstance(image, ModuleImage):
+        raise ModuleFormatError("not a module image")
+    if not isinstance(image.name, str) or not image.name or "." in image.name:
+        raise ModuleFormatError(f"bad module name {image.name!r}: must be non-empty, without '.'")
+    for dep in image.dependencies:
+        if not isinstance(dep, str):
+            raise ModuleFormatError("dependencies: expected module names")
+    nseg = len(image.segments)
+
+    for k, imp in enumerate(image.imports):
+        where = f"imports[{k}]"
+        if not isinstance(imp.name, str) or "." not in imp.name.strip("."):
+            raise _err(where, f"import name {imp.name!r} is not 'module.function'")
+        _signature_ok(imp.signature, where)
+        if imp.model not in CALL_MODELS:
+            raise _err(where, f"unknown call model {imp.model!r}")
+    _check_unique([i.name for i in image.imports], "import")
+
+    for k, fn in enumerate(image.functions):
+        if not isinstance(fn.name, str) or not fn.name:
+            raise _err(f"functions[{k}]", "function without a name")
+    _check_unique([f.name for f in image.functions], "function")
+    import_names = {i.name for i in image.imports}
+    for fn in image.functions:
+        if fn.name in import_names:
+            raise ModuleFormatError(f"function '{fn.name}' has the same name as an import")
+
+    callees = callee_signatures(image)
+    for fn in image.functions:
+        _verify_function(image, fn, callees)
+
+    for k, exp in enumerate(image.exports):
+        where = f"exports[{k}] '{exp.name}'"
+        if not isinstance(exp.name, str) or not exp.name:
+            raise _err(f"exports[{k}]", "export without a name")
+        if not _is_index(exp.function) or exp.function >= len(image.functions):
+            raise _err(where, f"function index {exp.function!r} out of range "
+                              f"({len(image.functions)} function(s))")
+        if exp.model not in CALL_MODELS:
+            raise _err(where, f"unknown call model {exp.model!r}")
+        for pair in exp.reflection:
+            if len(pair) != 2 or not all(isinstance(s, str) for s in pair):
+                raise _err(where, "reflection entries must be (str, str) pairs")
+    _check_unique([e.name for e in image.exports], "export")
+
+    for k, g in enumerate(image.globals):
+        where = f"globals[{k}] '{g.name}'"
+        if not isinstance(g.type, str) or len(g.type) != 1 or g.type not in VALUE_TYPES:
+            raise _err(where, f"unknown type {g.type!r}")
+        if g.initial is not None:
+            if g.type == "r":
+                raise _err(where, "a ref global cannot have a numeric initial value")
+            ok = (type(g.initial) is int) if g.type in "iI" else (
+                type(g.initial) in (int, float))
+            if not ok:
+                raise _err(where, f"initial value {g.initial!r} does not fit type '{g.type}'")
+
+    for k, r in enumerate(image.rodata):
+        where = f"rodata[{k}] '{r.name}'"
+        if not _is_index(r.segment) or r.segment >= nseg:
+            raise _err(where, f"segment {r.segment!r} out of range ({nseg} segment(s))")
+        if not _is_index(r.alignment) or r.alignment == 0 or r.alignment & (r.alignment - 1) \
+                or r.alignment > 64:
+            raise _err(where, f"alignment {r.alignment!r} is not a power of two <= 64")
+
+    for k, x in enumerate(image.executables):
+        where = f"executables[{k}] '{x.name}'"
+        if not x.variants:
+            raise _err(where, "no variants")
+        for v in x.variants:
+            if not _is_index(v.segment) or v.segment >= nseg:
+                raise _err(where, f"variant '{v.target}' segment {v.segment!r} out of range "
+                                  f"({nseg} segment(s))")
+            if not isinstance(v.format, str) or not isinstance(v.target, str):
+                raise _err(where, "variant target/format must be strings")
+        for e in x.entry_points:
+            if not isinstance(e, str):
+                raise _err(where, "entry point names must be strings")
+    _check_unique([x.name for x in image.executables], "executable")
+
+    if image.initializer is not None:
+        names = {f.name: f for f in image.functions}
+        init = names.get(image.initializer)
+        if init is None:
+            raise ModuleFormatError(f"initializer '{image.initializer}' is not a function of "
+                                    f"module '{image.name}'")
+        if init.signature.args or init.signature.results:
+            raise ModuleFormatError(f"initializer '{image.initializer}' must take and return "
+                                    f"nothing, has signature {init.signature.cconv}")
+
+
+def _verify_function(image: ModuleImage, fn: FunctionDef, callees: dict[str, Signature]) -> None:
+    where_fn = f"function '{fn.name}'"
+    sig = _signature_ok(fn.signature, where_fn)
+    nreg = fn.num_registers
+    if not _is_index(nreg) or nreg > MAX_REGISTERS:
+        raise _err(where_fn, f"num_registers {nreg!r} out of range")
+    if not fn.blocks:
+        raise _err(where_fn, "has no blocks")
+    nblocks = len(fn.blocks)
+
+    def reg(r: object, where: str) -> None:
+        if not _is_index(r) or r >= nreg:  # type: ignore[operator]
+            raise _err(where, f"register {r!r} out of range (function has {nreg} register(s))")
+
+    def target(block: object, args: tuple[int, ...], where: str) -> None:
+        if not _is_index(block) or block >= nblocks:  # type: ignore[operator]
+            raise _err(where, f"branch to block {block!r} out of range ({nblocks} block(s))")
+        for a in args:
+            reg(a, where)
+        nparams = len(fn.blocks[block].params)  # type: ignore[index]
+        if len(args) != nparams:
+            raise _err(where, f"branch passes {len(args)} argument(s) to block {block} "
+                              f"which has {nparams} parameter(s)")
+
+    for b, block in enumerate(fn.blocks):
+        wb = f"{where_fn} block {b}"
+        for p in block.params:
+            reg(p, wb + " params")
+        if len(set(block.params)) != len(block.params):
+            raise _err(wb, "block parameters must be distinct registers")
+        if not block.instructions:
+            raise _err(wb, "is empty (every block must end with a terminator)")
+        for i, ins in enumerate(block.instructions):
+            w = f"{wb} instruction {i}"
+            is_last = i == len(block.instructions) - 1
+            if isinstance(ins, TERMINATORS) != is_last:
+                raise _err(w, "terminator in the middle of a block" if not is_last
+                           else "block does not end with a terminator (branch/return/fail)")
+            _verify_instruction(image, ins, w, reg, target, callees, sig)
+    if len(fn.blocks[0].params) != len(sig.args):
+        raise _err(where_fn, f"entry block has {len(fn.blocks[0].params)} parameter(s) but the "
+                             f"signature {sig.cconv} has {len(sig.args)} argument(s)")
+
+
+def _verify_instruction(image: ModuleImage, ins: Instruction, w: str, reg, target,  # type: ignore[no-untyped-def]
+                        callees: dict[str, Signature], sig: Signature) -> None:
+    if isinstance(ins, Const):
+        reg(ins.dst, w)
+        if ins.value is not None and type(ins.value) not in (int, float, str, bool):
+            raise _err(w, f"constant {ins.value!r} is not a scalar")
+    elif isinstance(ins, Move):
+        reg(ins.dst, w)
+        reg(ins.src, w)
+    elif isinstance(ins, Call):
+        for d in ins.dsts:
+            reg(d, w)
+        for a in ins.args:
+            if isinstance(a, tuple):
+                for x in a:
+                    reg(x, w)
+            else:
+                reg(a, w)
+        callee = callees.get(ins.callee) if isinstance(ins.callee, str) else None
+        if callee is None:
+            raise _err(w, f"call to '{ins.callee}', which is neither a function of this module "
+                          f"nor a declared import")
+        if len(ins.args) != len(callee.args):
+            raise _err(w, f"call to '{ins.callee}' passes {len(ins.args)} argument(s), its "
+                          f"signature {callee.cconv} takes {len(callee.args)}")
+        if len(ins.dsts) != len(callee.results):
+            raise _err(w, f"call to '{ins.callee}' expects {len(ins.dsts)} result(s), its "
+                          f"signature {callee.cconv} returns {len(callee.results)}")
+    elif isinstance(ins, GlobalLoad):
+        reg(ins.dst, w)
+        if not _is_index(ins.global_index) or ins.global_index >= len(image.globals):
+            raise _err(w, f"global {ins.global_index!r} out of range ({len(image.globals)} global(s))")
+    elif isinstance(ins, GlobalStore):
+        reg(ins.src, w)
+        if not _is_index(ins.global_index) or ins.global_index >= len(image.globals):
+            raise _err(w, f"global {ins.global_index!r} out of range ({len(image.globals)} global(s))")
+    elif isinstance(ins, Rodata):
+        reg(ins.dst, w)
+        if not _is_index(ins.rodata_index) or ins.rodata_index >= len(image.rodata):
+            raise _err(w, f"rodata {ins.rodata_index!r} out of range ({len(image.rodata)} rodata)")
+    elif isinstance(ins, Binary):
+        if ins.op not in BINARY_OPS:
+            raise _err(w, f"unknown binary op {ins.op!r}")
+        reg(ins.dst, w)
+        reg(ins.lhs, w)
+        reg(ins.rhs, w)
+    elif isinstance(ins, Unary):
+        if ins.op not in UNARY_OPS:
+            raise _err(w, f"unknown unary op {ins.op!r}")
+        reg(ins.dst, w)
+        reg(ins.src, w)
+    elif isinstance(ins, Select):
+        for r in (ins.dst, ins.cond, ins.true_value, ins.false_value):
+            reg(r, w)
+    elif isinstance(ins, Branch):
+        target(ins.block, ins.args, w)
+    elif isinstance(ins, CondBranch):
+        reg(ins.cond, w)
+        target(ins.true_block, ins.true_args, w)
+        target(ins.false_block, ins.false_args, w)
+    elif isinstance(ins, Return):
+        for r in ins.values:
+            reg(r, w)
+        if len(ins.values) != len(sig.results):
+            raise _err(w, f"returns {len(ins.values)} value(s), the signature {sig.cconv} "
+                          f"has {len(sig.results)} result(s)")
+    elif isinstance(ins, Fail):
+        reg(ins.message, w)
+    else:
+        raise _err(w, f"unknown instruction {type(ins).__name__}")

@@ -1,0 +1,353 @@
+"""JSON codec for the `reference` target's payload (`ReferenceExecutable`).
+
+Decoding verifies everything the runtime's numpy interpreter relies on: value numbers refer to
+earlier values, every scalar op and dtype is in its closed set, maps and iterators agree, binding
+and push-constant indices are in range. Errors are `ModuleFormatError` naming entry point and op.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from weir.errors import ModuleFormatError
+from weir.format import json_fields as jf
+from weir.format.reference_kernel import (
+    DTYPES,
+    SCALAR_OPS,
+    Broadcast,
+    Dim,
+    Empty,
+    EntryPoint,
+    Fill,
+    Generic,
+    KernelOp,
+    Load,
+    Matmul,
+    PushDim,
+    Reduce,
+    ReferenceExecutable,
+    Result,
+    ScalarOp,
+    Shape,
+    Store,
+    Transpose,
+)
+
+ITERATORS = ("parallel", "reduction")
+CMPF_PREDICATES = frozenset({"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt",
+                             "uge", "ult", "ule", "une", "uno", "true"})
+CMPI_PREDICATES = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"})
+CAST_OPS = frozenset({"extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", "extsi", "extui",
+                      "trunci", "bitcast", "index_cast"})
+# Ops whose number of operands is fixed (everything else in SCALAR_OPS is binary).
+_UNARY = frozenset({"negf", "absf", "exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt",
+                    "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi"}) | CAST_OPS
+_TERNARY = frozenset({"fma", "select"})
+_NULLARY = frozenset({"constant", "index"})
+MULTI_RESULT = (Generic, Reduce)
+
+
+def scalar_op_arity(op: str) -> int:
+    if op in _NULLARY:
+        return 0
+    if op in _UNARY:
+        return 1
+    if op in _TERNARY:
+        return 3
+    return 2
+
+
+# ----------------------------------------------------------------------------------- encoding
+
+
+def _dim_json(d: Dim) -> Any:
+    return {"push": d.index} if isinstance(d, PushDim) else d
+
+
+def _shape_json(shape: Shape) -> list[Any]:
+    return [_dim_json(d) for d in shape]
+
+
+def _body_json(body: tuple[ScalarOp, ...]) -> list[Any]:
+    return [{"op": s.op, "args": list(s.args), "dtype": s.dtype, "attr": s.attr} for s in body]
+
+
+def _op_json(op: KernelOp) -> dict[str, Any]:
+    if isinstance(op, Load):
+        return {"op": "load", "binding": op.binding, "dtype": op.dtype, "shape": _shape_json(op.shape),
+                "offset": op.offset}
+    if isinstance(op, Empty):
+        return {"op": "empty", "dtype": op.dtype, "shape": _shape_json(op.shape)}
+    if isinstance(op, Fill):
+        return {"op": "fill", "init": op.init, "value": op.value}
+    if isinstance(op, Generic):
+        return {"op": "generic", "inputs": list(op.inputs), "outputs": list(op.outputs),
+                "maps": [list(m) for m in op.maps], "iterators": list(op.iterators),
+                "body": _body_json(op.body), "yields": list(op.yields)}
+    if isinstance(op, Matmul):
+        return {"op": "matmul", "lhs": op.lhs, "rhs": op.rhs, "init": op.init}
+    if isinstance(op, Transpose):
+        return {"op": "transpose", "input": op.input, "init": op.init,
+                "permutation": list(op.permutation)}
+    if isinstance(op, Broadcast):
+        return {"op": "broadcast", "input": op.input, "init": op.init,
+                "dimensions": list(op.dimensions)}
+    if isinstance(op, Reduce):
+        return {"op": "reduce", "inputs": list(op.inputs), "inits": list(op.inits),
+                "dimensions": list(op.dimensions), "body": _body_json(op.body),
+                "yields": list(op.yields)}
+    if isinstance(op, Result):
+        return {"op": "result", "source": op.source, "index": op.index}
+    if isinstance(op, Store):
+        return {"op": "store", "value": op.value, "binding": op.binding, "offset": op.offset}
+    raise TypeError(f"not a kernel op: {op!r}")
+
+
+def encode_reference_executable(exe: ReferenceExecutable) -> bytes:
+    """Verifies then encodes, so a compiler bug shows up at compile time, not at load time."""
+    payload = {
+        "format": "weir-reference-1",
+        "entry_points": [
+            {"name": e.name, "num_bindings": e.num_bindings,
+             "num_push_constants": e.num_push_constants, "ops": [_op_json(o) for o in e.ops]}
+            for e in exe.entry_points
+        ],
+    }
+    data = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+    decode_reference_executable(data)
+    return data
+
+
+# ----------------------------------------------------------------------------------- decoding
+
+
+class _EntryDecoder:
+    """Decodes one entry point, tracking each value's kind (tensor rank/dtype or multi-result)."""
+
+    def __init__(self, name: str, num_bindings: int, num_push: int) -> None:
+        self.name = name
+        self.num_bindings = num_bindings
+        self.num_push = num_push
+        # Per value: (dtype, rank) for tensors, or a tuple of them for multi-result ops.
+        self.values: list[Any] = []
+
+    def where(self, k: int) -> str:
+        return f"reference executable entry '{self.name}' op {k}"
+
+    def shape(self, value: Any, where: str) -> Shape:
+        dims: list[Dim] = []
+        for i, d in enumerate(jf.as_list(value, where)):
+            if isinstance(d, dict):
+                dims.append(PushDim(jf.as_int(jf.field(d, "push", f"{where}[{i}]"), f"{where}[{i}].push",
+                                              limit=self.num_push)))
+            else:
+                dims.append(jf.as_int(d, f"{where}[{i}]"))
+        return tuple(dims)
+
+    def dtype(self, value: Any, where: str) -> str:
+        text = jf.as_str(value, where)
+        if text not in DTYPES:
+            raise jf.fail(where, f"unknown element type '{text}'")
+        return text
+
+    def tensor(self, value: Any, where: str) -> tuple[str, int]:
+        """A reference to an earlier tensor value; single-result multi-ops count as tensors."""
+        v = jf.as_int(value, where, limit=len(self.values))
+        kind = self.values[v]
+        if isinstance(kind, list):
+            if len(kind) != 1:
+                raise jf.fail(where, f"value {v} has {len(kind)} results: select one with 'result'")
+            return kind[0]  # type: ignore[no-any-return]
+        return kind  # type: ignore[no-any-return]
+
+    def body(self, value: Any, nargs: int, nloops: int | None, where: str) -> tuple[ScalarOp, ...]:
+        ops: list[ScalarOp] = []
+        for i, item in enumerate(jf.as_list(value, where)):
+            w = f"{where} body[{i}]"
+            o = jf.as_dict(item, w)
+            name = jf.as_str(jf.field(o, "op", w), w + ".op")
+            if name not in SCALAR_OPS:
+                raise jf.fail(w, f"unknown scalar op '{name}'")
+            args = jf.as_int_list(jf.field(o, "args", w), w + ".args", limit=nargs + i)
+            if len(args) != scalar_op_arity(name):
+                raise jf.fail(w, f"'{name}' takes {scalar_op_arity(name)} operand(s), got {len(args)}")
+            dtype = self.dtype(jf.field(o, "dtype", w), w + ".dtype")
+            attr = jf.as_scalar(o.get("attr"), w + ".attr")
+            if name == "cmpf" and attr not in CMPF_PREDICATES:
+                raise jf.fail(w, f"unknown cmpf predicate {attr!r}")
+            if name == "cmpi" and attr not in CMPI_PREDICATES:
+                raise jf.fail(w, f"unknown cmpi predicate {attr!r}")
+            if name in ("cmpf", "cmpi") and dtype != "i1":
+                raise jf.fail(w, f"'{name}' must produce i1, not {dtype}")
+            if name == "index":
+                jf.as_int(attr, w + ".attr", limit=nloops)
+            if name == "constant" and (attr is None or isinstance(attr, str)):
+                raise jf.fail(w, "constant needs a numeric attr")
+            if name in CAST_OPS and attr is not None and attr != dtype:
+                raise jf.fail(w, f"cast attr {attr!r} differs from its result dtype {dtype}")
+            ops.append(ScalarOp(name, args, dtype, attr))
+        return tuple(ops)
+
+    def op(self, value: Any, k: int) -> KernelOp:
+        w = self.where(k)
+        o = jf.as_dict(value, w)
+        name = jf.as_str(jf.field(o, "op", w), w + ".op")
+        g = lambda key: jf.field(o, key, w)  # noqa: E731
+        if name == "load":
+            dtype = self.dtype(g("dtype"), w + ".dtype")
+            shape = self.shape(g("shape"), w + ".shape")
+            op: KernelOp = Load(jf.as_int(g("binding"), w + ".binding", limit=self.num_bindings),
+                                dtype, shape, jf.as_int(o.get("offset", 0), w + ".offset"))
+            self.values.append((dtype, len(shape)))
+            return op
+        if name == "empty":
+            dtype = self.dtype(g("dtype"), w + ".dtype")
+            shape = self.shape(g("shape"), w + ".shape")
+            self.values.append((dtype, len(shape)))
+            return Empty(dtype, shape)
+        if name == "fill":
+            init = jf.as_int(g("init"), w + ".init", limit=len(self.values))
+            kind = self.tensor(init, w + ".init")
+            fill_value = jf.as_scalar(o.get("value"), w + ".value")
+            if fill_value is None or isinstance(fill_value, str):
+                raise jf.fail(w, "fill needs a numeric value")
+            self.values.append(kind)
+            return Fill(init, fill_value)
+        if name == "generic":
+            return self.generic(o, w)
+        if name == "matmul":
+            lhs, rhs, init = (jf.as_int(g(key), f"{w}.{key}", limit=len(self.values))
+                              for key in ("lhs", "rhs", "init"))
+            kinds = [self.tensor(v, w) for v in (lhs, rhs, init)]
+            ranks = {r for _, r in kinds}
+            if ranks not in ({2}, {3}):
+                raise jf.fail(w, "matmul operands must all be 2-D (or all 3-D for batch_matmul)")
+            self.values.append(kinds[2])
+            return Matmul(lhs, rhs, init)
+        if name == "transpose":
+            inp = jf.as_int(g("input"), w + ".input", limit=len(self.values))
+            init = jf.as_int(g("init"), w + ".init", limit=len(self.values))
+            perm = jf.as_int_list(g("permutation"), w + ".permutation")
+            kin, kinit = self.tensor(inp, w), self.tensor(init, w)
+            if sorted(perm) != list(range(kin[1])) or kinit[1] != kin[1]:
+                raise jf.fail(w, f"permutation {list(perm)} does not permute rank {kin[1]}")
+            self.values.append(kinit)
+            return Transpose(inp, init, perm)
+        if name == "broadcast":
+            inp = jf.as_int(g("input"), w + ".input", limit=len(self.values))
+            init = jf.as_int(g("init"), w + ".init", limit=len(self.values))
+            kin, kinit = self.tensor(inp, w), self.tensor(init, w)
+            dims = jf.as_int_list(g("dimensions"), w + ".dimensions", limit=kinit[1])
+            if len(set(dims)) != len(dims) or kin[1] + len(dims) != kinit[1]:
+                raise jf.fail(w, f"broadcast dimensions {list(dims)} do not take rank {kin[1]} "
+                                 f"to rank {kinit[1]}")
+            self.values.append(kinit)
+            return Broadcast(inp, init, dims)
+        if name == "reduce":
+            return self.reduce(o, w)
+        if name == "result":
+            src = jf.as_int(g("source"), w + ".source", limit=len(self.values))
+            kind = self.values[src]
+            if not isinstance(kind, list):
+                raise jf.fail(w, f"value {src} is not the result of a generic/reduce")
+            index = jf.as_int(g("index"), w + ".index", limit=len(kind))
+            self.values.append(kind[index])
+            return Result(src, index)
+        if name == "store":
+            value = jf.as_int(g("value"), w + ".value", limit=len(self.values))
+            self.tensor(value, w + ".value")
+            return Store(value, jf.as_int(g("binding"), w + ".binding", limit=self.num_bindings),
+                         jf.as_int(o.get("offset", 0), w + ".offset"))
+        raise jf.fail(w, f"unknown kernel op '{name}'")
+
+    def generic(self, o: dict[str, Any], w: str) -> Generic:
+        n = len(self.values)
+        inputs = jf.as_int_list(jf.field(o, "inputs", w), w + ".inputs", limit=n)
+        outputs = jf.as_int_list(jf.field(o, "outputs", w), w + ".outputs", limit=n)
+        if not outputs:
+            raise jf.fail(w, "generic without outputs")
+        kinds = [self.tensor(v, w) for v in inputs + outputs]
+        iterators = jf.as_str_list(jf.field(o, "iterators", w), w + ".iterators")
+        for it in iterators:
+            if it not in ITERATORS:
+                raise jf.fail(w, f"unknown iterator '{it}'")
+        nloops = len(iterators)
+        maps_json = jf.as_list(jf.field(o, "maps", w), w + ".maps")
+        if len(maps_json) != len(kinds):
+            raise jf.fail(w, f"{len(maps_json)} maps for {len(kinds)} operands")
+        maps: list[tuple[int, ...]] = []
+        covered: set[int] = set()
+        for i, (m, kind) in enumerate(zip(maps_json, kinds)):
+            mp = jf.as_int_list(m, f"{w}.maps[{i}]", limit=nloops, minimum=-1)
+            if len(mp) != kind[1]:
+                raise jf.fail(w, f"map {i} has {len(mp)} entries for an operand of rank {kind[1]}")
+            loops = [d for d in mp if d >= 0]
+            if len(set(loops)) != len(loops):
+                raise jf.fail(w, f"map {i} uses a loop dimension twice (diagonal access)")
+            covered.update(loops)
+            maps.append(mp)
+        if covered != set(range(nloops)):
+            raise jf.fail(w, f"loop dimension(s) {sorted(set(range(nloops)) - covered)} are not "
+                             f"indexed by any operand")
+        for i in range(len(inputs), len(kinds)):
+            for d in maps[i]:
+                if d >= 0 and iterators[d] == "reduction":
+                    raise jf.fail(w, f"output {i - len(inputs)} is indexed by reduction loop {d}")
+        nargs = len(kinds)
+        body = self.body(jf.field(o, "body", w), nargs, nloops, w)
+        yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
+        if len(yields) != len(outputs):
+            raise jf.fail(w, f"{len(yields)} yields for {len(outputs)} outputs")
+        self.values.append([kinds[len(inputs) + i] for i in range(len(outputs))])
+        return Generic(inputs, outputs, tuple(maps), iterators, body, yields)
+
+    def reduce(self, o: dict[str, Any], w: str) -> Reduce:
+        n = len(self.values)
+        inputs = jf.as_int_list(jf.field(o, "inputs", w), w + ".inputs", limit=n)
+        inits = jf.as_int_list(jf.field(o, "inits", w), w + ".inits", limit=n)
+        if not inputs or len(inputs) != len(inits):
+            raise jf.fail(w, "reduce needs as many inits as inputs (at least one)")
+        kin = [self.tensor(v, w) for v in inputs]
+        kinit = [self.tensor(v, w) for v in inits]
+        rank = kin[0][1]
+        if any(r != rank for _, r in kin):
+            raise jf.fail(w, "reduce inputs must have the same rank")
+        dims = jf.as_int_list(jf.field(o, "dimensions", w), w + ".dimensions", limit=rank)
+        if len(set(dims)) != len(dims) or any(r != rank - len(dims) for _, r in kinit):
+            raise jf.fail(w, f"reduce dimensions {list(dims)} do not take rank {rank} to the inits' rank")
+        nargs = len(inputs) + len(inits)
+        body = self.body(jf.field(o, "body", w), nargs, None, w)
+        for s in body:
+            if s.op == "index":
+                raise jf.fail(w, "'index' is not available in a reduce body")
+        yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
+        if len(yields) != len(inits):
+            raise jf.fail(w, f"{len(yields)} yields for {len(inits)} inits")
+        self.values.append(list(kinit))
+        return Reduce(inputs, inits, dims, body, yields)
+
+
+def decode_reference_executable(data: bytes | memoryview) -> ReferenceExecutable:
+    try:
+        payload: Any = json.loads(bytes(data).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ModuleFormatError(f"reference executable is not valid JSON: {e}") from None
+    obj = jf.as_dict(payload, "reference executable")
+    if obj.get("format") != "weir-reference-1":
+        raise ModuleFormatError(f"reference executable: unknown payload format {obj.get('format')!r}")
+    entries: list[EntryPoint] = []
+    names: set[str] = set()
+    for k, item in enumerate(jf.as_list(jf.field(obj, "entry_points", "reference executable"),
+                                        "entry_points")):
+        w = f"reference executable entry_points[{k}]"
+        e = jf.as_dict(item, w)
+        name = jf.as_str(jf.field(e, "name", w), w + ".name")
+        if name in names:
+            raise jf.fail(w, f"duplicate entry point '{name}'")
+        names.add(name)
+        dec = _EntryDecoder(name, jf.as_int(jf.field(e, "num_bindings", w), w + ".num_bindings"),
+                            jf.as_int(jf.field(e, "num_push_constants", w), w + ".num_push_constants"))
+        ops = tuple(dec.op(x, i) for i, x in enumerate(jf.as_list(jf.field(e, "ops", w), w + ".ops")))
+        entries.append(EntryPoint(name, dec.num_bindings, dec.num_push, ops))
+    return ReferenceExecutable(tuple(entries))

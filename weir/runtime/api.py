@@ -1,0 +1,151 @@
+"""The user-facing runtime API.
+
+    >>> import numpy as np
+    >>> from weir.runtime.api import Instance, Context, load_module_file
+    >>> instance = Instance()
+    >>> device = instance.create_device("local-sync")
+    >>> module = load_module_file("simple_mul.wvm")                      # doctest: +SKIP
+    >>> context = Context(instance, devices=[device], modules=[module])  # doctest: +SKIP
+    >>> run = context.lookup("module.simple_mul")                        # doctest: +SKIP
+    >>> run(np.ones(4, np.float32), np.arange(4, dtype=np.float32))      # doctest: +SKIP
+    array([0., 1., 2., 3.], dtype=float32)
+
+`Function.__call__` takes numpy arrays and Python scalars (arrays are copied into fresh device
+buffers) and returns numpy copies; `invoke_views` is the low-level form on BufferViews.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from weir.errors import InputError, RuntimeFault, WeirError
+from weir.format.image import CallModel, Signature
+from weir.format.module_file import deserialize, load_file
+from weir.runtime.hal.buffer_view import BufferView
+from weir.runtime.hal.device import Device
+from weir.runtime.hal.fence import Fence
+from weir.runtime.vm.bytecode_module import BytecodeModule
+from weir.runtime.vm.context import Context as _VMContext
+from weir.runtime.vm.instance import Instance
+from weir.runtime.vm.module import ExportInfo, VMCallable
+from weir.runtime.vm.native_module import CallerInfo, NativeModule, export
+
+__all__ = ["BufferView", "BytecodeModule", "CallerInfo", "Context", "Device", "Fence", "Function",
+           "Instance", "NativeModule", "export", "load_module_bytes", "load_module_file"]
+
+
+def load_module_file(path: str | Path) -> BytecodeModule:
+    """Maps the file (segments stay views on the mapping), verifies and translates it."""
+    return BytecodeModule(load_file(path))
+
+
+def load_module_bytes(data: bytes | memoryview) -> BytecodeModule:
+    return BytecodeModule(deserialize(data))
+
+
+class Function:
+    """An exported function bound to a context."""
+
+    def __init__(self, context: Context, qualified_name: str, export: ExportInfo,
+                 call: VMCallable) -> None:
+        self.context = context
+        self.name = qualified_name
+        self._export = export
+        self._call = call
+
+    @property
+    def signature(self) -> Signature:
+        return self._export.signature
+
+    @property
+    def model(self) -> CallModel:
+        return self._export.model
+
+    @property
+    def reflection(self) -> dict[str, str]:
+        return self._export.reflection_dict()
+
+    @property
+    def num_user_args(self) -> int:
+        """Arguments the caller supplies (coarse-fences functions get their fences added)."""
+        n = len(self.signature.args)
+        return n - 2 if self.model == "coarse-fences" else n
+
+    def invoke_views(self, args: Sequence[Any]) -> tuple[Any, ...]:
+        """Calls with VM values (BufferViews, ints, floats, refs); returns the results as a tuple.
+        For coarse-fences functions, fences are supplied and awaited here."""
+        short = self.name.split(".", 1)[-1]
+        if len(args) != self.num_user_args:
+            raise InputError(f"function '{short}' expects {self.num_user_args} argument(s), "
+                             f"got {len(args)}")
+        call_args = list(args)
+        signal: Fence | None = None
+        if self.model == "coarse-fences":
+            signal = Fence.create()
+            call_args += [Fence(), signal]
+        try:
+            result = self._call(*call_args)
+            if signal is not None:
+                signal.wait(None)
+        except WeirError:
+            raise
+        except RecursionError as e:
+            raise RuntimeFault(f"{self.name}: call stack too deep: {e}") from e
+        except Exception as e:  # a malformed program misusing a value (e.g. adding a buffer)
+            raise RuntimeFault(f"{self.name}: {type(e).__name__}: {e}") from e
+        nres = len(self.signature.results)
+        if nres == 0:
+            return ()
+        if nres == 1:
+            return (result,)
+        return tuple(result)
+
+    def __call__(self, *args: Any) -> Any:
+        """numpy arrays / Python scalars in; numpy arrays (copies) / scalars out. One result is
+        returned as is, several as a tuple, none as None."""
+        if len(args) != self.num_user_args:
+            raise InputError(f"function '{self.name.split('.', 1)[-1]}' expects "
+                             f"{self.num_user_args} argument(s), got {len(args)}")
+        allocator = self.context.devices[0].allocator if self.context.devices else None
+        views = [self._to_vm(a, t, allocator) for a, t in zip(args, self.signature.args)]
+        results = tuple(r.to_numpy().copy() if isinstance(r, BufferView) else r
+                        for r in self.invoke_views(views))
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else results
+
+    @staticmethod
+    def _to_vm(value: Any, vtype: str, allocator: Any) -> Any:
+        if vtype == "r":
+            if isinstance(value, (np.ndarray, np.generic)):
+                return BufferView.from_numpy(np.asarray(value), allocator)
+            return value
+        if vtype in "iI":
+            if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
+                raise InputError(f"expected an integer argument, got {value!r}")
+            return int(value)
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+            raise InputError(f"expected a float argument, got {value!r}")
+        return float(value)
+
+    def __repr__(self) -> str:
+        return f"<weir function {self.name} {self.signature.cconv}>"
+
+
+class Context(_VMContext):
+    """A VM context plus the lookups the API offers."""
+
+    def lookup(self, qualified_name: str) -> Function:
+        """`module.function`; a plain name is looked up in the last module added."""
+        if "." not in qualified_name:
+            return self.lookup_function(qualified_name)
+        module, export, call = self.lookup_export(qualified_name)
+        return Function(self, qualified_name, export, call)
+
+    def lookup_function(self, name: str) -> Function:
+        """`name` in the last module added (the program's main module, by convention)."""
+        return self.lookup(f"{self.last_module().name}.{name}")
+

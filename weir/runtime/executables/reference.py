@@ -1,0 +1,266 @@
+"""Loader and executor of the `reference` target's payload: each dispatch is run with numpy over
+the whole iteration space (never element by element), so the reference target is slow only by a
+constant factor. The payload is decoded and verified, and every body analysed, once at load time;
+a dispatch then only walks a list of prepared steps."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from weir.errors import ModuleFormatError, RuntimeFault, WeirError
+from weir.format.reference_codec import decode_reference_executable
+from weir.format.reference_kernel import (
+    Broadcast,
+    Empty,
+    EntryPoint,
+    Fill,
+    Generic,
+    KernelOp,
+    Load,
+    Matmul,
+    PushDim,
+    Reduce,
+    Result,
+    Shape,
+    Store,
+    Transpose,
+)
+from weir.runtime.executables.reference_body import (
+    BodyPlan,
+    combine,
+    evaluate_body,
+    plan_body,
+    reduce_partial,
+)
+from weir.runtime.executables.reference_layout import from_loop_space, to_loop_space
+from weir.runtime.executables.reference_scalar_ops import _to, compute_dtype
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.element_types import numpy_dtype
+from weir.runtime.hal.executable import Executable, LoaderInfo
+
+FORMAT = "reference"
+Values = list[object]
+Step = Callable[[Values, Sequence[Buffer], Sequence[int]], None]
+
+
+def _tensor(value: object) -> np.ndarray:
+    """Single-result generic/reduce values are 1-tuples; the codec guarantees that much."""
+    if type(value) is tuple:
+        return value[0]  # type: ignore[no-any-return]
+    return value  # type: ignore[return-value]
+
+
+def _shape(shape: Shape, constants: Sequence[int]) -> tuple[int, ...]:
+    dims = tuple(constants[d.index] if isinstance(d, PushDim) else d for d in shape)
+    if any(d < 0 for d in dims):
+        raise RuntimeFault(f"negative dimension in shape {dims}")
+    return dims
+
+
+def _check_shape(actual: tuple[int, ...], expected: tuple[int, ...], what: str) -> None:
+    if actual != expected:
+        raise RuntimeFault(f"{what}: shape {actual} does not match the init's {expected}")
+
+
+class _Planner:
+    def __init__(self, entry: EntryPoint) -> None:
+        self.entry = entry
+
+    def where(self, k: int) -> str:
+        return f"reference executable entry '{self.entry.name}' op {k}"
+
+    def step(self, op: KernelOp, k: int) -> Step:  # noqa: C901 (one case per op kind)
+        w = self.where(k)
+        if isinstance(op, Load):
+            dt = numpy_dtype(op.dtype)
+
+            def load(values: Values, bindings: Sequence[Buffer], consts: Sequence[int]) -> None:
+                shape = _shape(op.shape, consts)
+                n = math.prod(shape) * dt.itemsize
+                buf = bindings[op.binding]
+                buf.check_range(op.offset, n, f"{w}: load from binding {op.binding}")
+                values.append(buf.data[op.offset:op.offset + n].view(dt).reshape(shape))
+            return load
+        if isinstance(op, Empty):
+            dt = numpy_dtype(op.dtype)
+            return lambda values, b, consts: values.append(np.zeros(_shape(op.shape, consts), dt))
+        if isinstance(op, Fill):
+            def fill(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
+                init = _tensor(values[op.init])
+                scalar = _to(np.asarray(op.value), init.dtype)
+                values.append(np.full(init.shape, scalar, dtype=init.dtype))
+            return fill
+        if isinstance(op, Generic):
+            return self.generic(op, w)
+        if isinstance(op, Reduce):
+            return self.reduce(op, w)
+        if isinstance(op, Matmul):
+            return lambda values, b, c: values.append(
+                _matmul(_tensor(values[op.lhs]), _tensor(values[op.rhs]), _tensor(values[op.init]), w))
+        if isinstance(op, Transpose):
+            def transpose(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
+                x, init = _tensor(values[op.input]), _tensor(values[op.init])
+                out = np.transpose(x, op.permutation)
+                _check_shape(out.shape, init.shape, f"{w}: transpose")
+                values.append(_to(out, init.dtype))
+            return transpose
+        if isinstance(op, Broadcast):
+            def broadcast(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
+                x, init = _tensor(values[op.input]), _tensor(values[op.init])
+                kept = [s for i, s in enumerate(init.shape) if i not in op.dimensions]
+                _check_shape(x.shape, tuple(kept), f"{w}: broadcast input")
+                out = np.broadcast_to(np.expand_dims(x, op.dimensions), init.shape)
+                values.append(_to(out, init.dtype))
+            return broadcast
+        if isinstance(op, Result):
+            return lambda values, b, c: values.append(values[op.source][op.index])  # type: ignore[index]
+        if isinstance(op, Store):
+            def store(values: Values, bindings: Sequence[Buffer], c: Sequence[int]) -> None:
+                arr = _tensor(values[op.value])
+                target = bindings[op.binding].writable_bytes(
+                    op.offset, arr.nbytes, f"{w}: store to binding {op.binding}")
+                target.view(arr.dtype).reshape(arr.shape)[...] = arr
+            return store
+        raise ModuleFormatError(f"{w}: unknown kernel op {type(op).__name__}")
+
+    def generic(self, op: Generic, w: str) -> Step:
+        nin, nout = len(op.inputs), len(op.outputs)
+        parallel = tuple(it == "parallel" for it in op.iterators)
+        reducing = not all(parallel)
+        nloops = len(op.iterators)
+        for i in range(nout):
+            omap = op.maps[nin + i]
+            missing = [l for l in range(nloops) if parallel[l] and l not in omap]
+            if missing:
+                raise ModuleFormatError(f"{w}: output {i} is not indexed by parallel loop(s) {missing}")
+        plan = plan_body(op.body, nin, nout, op.yields, reducing, w)
+        red_axes = tuple(l for l in range(nloops) if not parallel[l])
+
+        def generic(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
+            operands = [_tensor(values[v]) for v in op.inputs + op.outputs]
+            sizes = _loop_sizes(operands, op.maps, nloops, w)
+            views = [to_loop_space(a, m, nloops) for a, m in zip(operands, op.maps)]
+            args: list[np.ndarray | None] = list(views[:nin]) + (
+                [None] * nout if reducing else list(views[nin:]))
+
+            def index(d: int, dt: np.dtype) -> np.ndarray:
+                return np.arange(sizes[d], dtype=dt).reshape([-1 if l == d else 1 for l in range(nloops)])
+            results = evaluate_body(plan, args, index)
+            outs: list[np.ndarray] = []
+            for i, r in enumerate(results):
+                init = operands[nin + i]
+                red = plan.reductions[i]
+                if red is None:
+                    res = from_loop_space(r, op.maps[nin + i], sizes, parallel)
+                else:
+                    reduced = reduce_partial(red, np.broadcast_to(r, sizes), red_axes, keepdims=True)
+                    res = combine(red, init, from_loop_space(reduced, op.maps[nin + i], sizes, parallel))
+                _check_shape(res.shape, init.shape, f"{w}: output {i}")
+                outs.append(_to(res, init.dtype))
+            values.append(tuple(outs))
+        return generic
+
+    def reduce(self, op: Reduce, w: str) -> Step:
+        n = len(op.inputs)
+        plan = plan_body(op.body, n, n, op.yields, True, w)
+
+        def reduce(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
+            inputs = [_tensor(values[v]) for v in op.inputs]
+            shape = inputs[0].shape
+            for x in inputs[1:]:
+                _check_shape(x.shape, shape, f"{w}: reduce input")
+            results = evaluate_body(plan, list(inputs) + [None] * n, None)
+            outs: list[np.ndarray] = []
+            for i, r in enumerate(results):
+                init = _tensor(values[op.inits[i]])
+                red = plan.reductions[i]
+                assert red is not None
+                reduced = reduce_partial(red, np.broadcast_to(r, shape), op.dimensions, keepdims=False)
+                res = combine(red, init, reduced)
+                _check_shape(res.shape, init.shape, f"{w}: reduce result {i}")
+                outs.append(_to(res, init.dtype))
+            values.append(tuple(outs))
+        return reduce
+
+
+def _loop_sizes(operands: Sequence[np.ndarray], maps: Sequence[Sequence[int]], nloops: int,
+                w: str) -> list[int]:
+    sizes: list[int | None] = [None] * nloops
+    for k, (arr, amap) in enumerate(zip(operands, maps)):
+        for j, d in enumerate(amap):
+            if d < 0:
+                if arr.shape[j] != 1:
+                    raise RuntimeFault(f"{w}: operand {k} dim {j} has size {arr.shape[j]} but is "
+                                       f"indexed by a constant (must be 1)")
+            elif sizes[d] is None:
+                sizes[d] = arr.shape[j]
+            elif sizes[d] != arr.shape[j]:
+                raise RuntimeFault(f"{w}: loop {d} has size {sizes[d]} from one operand and "
+                                   f"{arr.shape[j]} from operand {k}")
+    return [s if s is not None else 1 for s in sizes]
+
+
+def _matmul(lhs: np.ndarray, rhs: np.ndarray, init: np.ndarray, w: str) -> np.ndarray:
+    """init + lhs @ rhs, accumulated in the init's type (f16/bf16 in f32, rounded once)."""
+    if lhs.shape[-1] != rhs.shape[-2] or init.shape != lhs.shape[:-1] + rhs.shape[-1:] or \
+            (lhs.ndim == 3 and not lhs.shape[0] == rhs.shape[0]):
+        raise RuntimeFault(f"{w}: matmul of {lhs.shape} by {rhs.shape} into {init.shape}")
+    acc = compute_dtype(init.dtype)
+    if acc == np.bool_:
+        acc = np.dtype(np.uint8)
+    product = np.matmul(lhs.astype(acc, copy=False), rhs.astype(acc, copy=False))
+    return _to(init.astype(acc, copy=False) + product, init.dtype)
+
+
+class _PreparedEntry:
+    def __init__(self, entry: EntryPoint, steps: list[Step]) -> None:
+        self.entry = entry
+        self.steps = steps
+
+
+class ReferenceExecutable(Executable):
+    def __init__(self, entries: list[_PreparedEntry]) -> None:
+        self._entries = entries
+        self._names = tuple(e.entry.name for e in entries)
+
+    @property
+    def entry_points(self) -> tuple[str, ...]:
+        return self._names
+
+    def dispatch(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
+                 bindings: Sequence[Buffer]) -> None:
+        """Runs the whole iteration space at once; the workgroup count is irrelevant here."""
+        prepared = self._entries[entry]
+        ep = prepared.entry
+        if len(bindings) != ep.num_bindings:
+            raise RuntimeFault(f"dispatch of '{ep.name}': {len(bindings)} binding(s) given, "
+                               f"the entry point takes {ep.num_bindings}")
+        if len(constants) != ep.num_push_constants:
+            raise RuntimeFault(f"dispatch of '{ep.name}': {len(constants)} push constant(s) given, "
+                               f"the entry point takes {ep.num_push_constants}")
+        consts = [int(c) for c in constants]
+        values: Values = []
+        with np.errstate(all="ignore"):
+            for k, step in enumerate(prepared.steps):
+                try:
+                    step(values, bindings, consts)
+                except WeirError:
+                    raise
+                except (ValueError, TypeError, IndexError, ArithmeticError) as e:
+                    raise RuntimeFault(f"reference dispatch '{ep.name}' op {k}: {e}") from e
+
+
+def load_reference_executable(payload: memoryview) -> ReferenceExecutable:
+    exe = decode_reference_executable(payload)
+    entries = []
+    for entry in exe.entry_points:
+        planner = _Planner(entry)
+        entries.append(_PreparedEntry(entry, [planner.step(op, k) for k, op in enumerate(entry.ops)]))
+    return ReferenceExecutable(entries)
+
+
+REFERENCE_LOADER = LoaderInfo(FORMAT, load_reference_executable,
+                              "numpy over the whole iteration space")

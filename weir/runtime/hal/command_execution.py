@@ -1,0 +1,45 @@
+"""Replays commands on the calling thread. Shared by every local driver: local-sync calls it
+inline, a local-task driver calls it from a worker once the queue operation's waits are met."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from weir.errors import RuntimeFault
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.command_buffer import (
+    BarrierCommand,
+    CommandBuffer,
+    CopyCommand,
+    DispatchCommand,
+    FillCommand,
+)
+
+
+def copy_bytes(src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, length: int) -> None:
+    src.check_range(src_offset, length, "copy source")
+    target = dst.writable_bytes(dst_offset, length, "copy target")
+    target[...] = src.data[src_offset:src_offset + length]
+
+
+def fill_bytes(dst: Buffer, offset: int, length: int, pattern: bytes) -> None:
+    if not pattern or length % len(pattern):
+        raise RuntimeFault(f"fill: pattern of {len(pattern)} bytes cannot fill {length}")
+    target = dst.writable_bytes(offset, length, "fill target")
+    target.reshape(-1, len(pattern))[...] = np.frombuffer(pattern, dtype=np.uint8)
+
+
+def execute_command_buffer(cb: CommandBuffer) -> None:
+    if not isinstance(cb, CommandBuffer):
+        raise RuntimeFault(f"queue execute: expected command buffers, got {type(cb).__name__}")
+    if not cb.finalized:
+        raise RuntimeFault("queue execute: the command buffer was not finalized")
+    for cmd in cb.commands:
+        if isinstance(cmd, DispatchCommand):
+            cmd.executable.dispatch(cmd.entry, cmd.workgroups, cmd.constants, cmd.bindings)
+        elif isinstance(cmd, CopyCommand):
+            copy_bytes(cmd.src, cmd.src_offset, cmd.dst, cmd.dst_offset, cmd.length)
+        elif isinstance(cmd, FillCommand):
+            fill_bytes(cmd.dst, cmd.offset, cmd.length, cmd.pattern)
+        elif isinstance(cmd, BarrierCommand):
+            pass  # replay is in order

@@ -1,0 +1,59 @@
+"""The device interface. Every queue operation takes a wait fence (or None) and a signal fence
+and reports failures through the signal fence, never only by raising: that way a driver that runs
+the operation later on a worker thread (local-task) has exactly the same contract as one that
+runs it inline (local-sync)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Sequence
+
+from weir.runtime.hal.buffer import Allocator, Buffer
+from weir.runtime.hal.command_buffer import CommandBuffer
+from weir.runtime.hal.fence import Fence
+from weir.runtime.hal.semaphore import Semaphore
+
+
+class Device(ABC):
+    @property
+    @abstractmethod
+    def driver_name(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def allocator(self) -> Allocator: ...
+
+    @abstractmethod
+    def can_execute(self, executable_format: str) -> bool:
+        """Whether executables of this payload format run on this device."""
+
+    def create_semaphore(self, initial_value: int = 0) -> Semaphore:
+        return Semaphore(initial_value)
+
+    def create_command_buffer(self) -> CommandBuffer:
+        return CommandBuffer()
+
+    @abstractmethod
+    def queue_alloca(self, wait: Fence | None, signal: Fence, size: int) -> Buffer:
+        """Returns the buffer now; it may be used by work ordered after `signal`."""
+
+    @abstractmethod
+    def queue_dealloca(self, wait: Fence | None, signal: Fence, buffer: Buffer) -> None: ...
+
+    @abstractmethod
+    def queue_execute(self, wait: Fence | None, signal: Fence,
+                      command_buffers: Sequence[CommandBuffer]) -> None: ...
+
+    @abstractmethod
+    def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
+                   dst: Buffer, dst_offset: int, length: int) -> None: ...
+
+    @abstractmethod
+    def queue_fill(self, wait: Fence | None, signal: Fence, dst: Buffer, offset: int, length: int,
+                   pattern: bytes) -> None: ...
+
+    @abstractmethod
+    def queue_barrier(self, wait: Fence | None, signal: Fence) -> None: ...
+
+    def __repr__(self) -> str:
+        return f"<hal.device {self.driver_name}>"

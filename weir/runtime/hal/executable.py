@@ -1,0 +1,56 @@
+"""The executable interface every payload loader implements, and the typed registry of loaders
+keyed by payload format (`reference`, later `llvm-cpu`). Devices run dispatches only through this
+interface, so a new target needs a loader and nothing in the HAL or VM changes."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from weir.errors import LoadError
+from weir.runtime.hal.buffer import Buffer
+
+
+class Executable(ABC):
+    @property
+    @abstractmethod
+    def entry_points(self) -> tuple[str, ...]: ...
+
+    @abstractmethod
+    def dispatch(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
+                 bindings: Sequence[Buffer]) -> None:
+        """Runs one dispatch to completion on the calling thread."""
+
+
+ExecutableLoader = Callable[[memoryview], Executable]
+
+
+@dataclass(frozen=True)
+class LoaderInfo:
+    format: str
+    load: ExecutableLoader
+    description: str = ""
+
+
+class ExecutableLoaderRegistry:
+    def __init__(self) -> None:
+        self._loaders: dict[str, LoaderInfo] = {}
+
+    def register(self, info: LoaderInfo) -> None:
+        if info.format in self._loaders:
+            raise ValueError(f"an executable loader for '{info.format}' is already registered")
+        self._loaders[info.format] = info
+
+    def has(self, format: str) -> bool:
+        return format in self._loaders
+
+    def formats(self) -> tuple[str, ...]:
+        return tuple(self._loaders)
+
+    def load(self, format: str, payload: memoryview) -> Executable:
+        info = self._loaders.get(format)
+        if info is None:
+            raise LoadError(f"no executable loader for format '{format}' (available: "
+                            f"{', '.join(self._loaders) or 'none'})")
+        return info.load(payload)

@@ -1,0 +1,85 @@
+"""Fences: a set of (semaphore, value) timepoints. Queue operations wait on one fence and signal
+another, which is all the VM and the coarse-fences ABI need to order work across devices."""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable
+
+from weir.errors import RuntimeFault, WeirError
+from weir.runtime.hal.semaphore import Semaphore
+
+
+class Fence:
+    __slots__ = ("_points",)
+
+    def __init__(self, points: Iterable[tuple[Semaphore, int]] = ()) -> None:
+        self._points: dict[Semaphore, int] = {}
+        for sem, value in points:
+            self.insert(sem, value)
+
+    @staticmethod
+    def create(semaphore: Semaphore | None = None, value: int = 1) -> Fence:
+        """One timepoint; a fresh semaphore at 0 unless one is given."""
+        return Fence([(semaphore or Semaphore(0), value)])
+
+    @staticmethod
+    def join(fences: Iterable[Fence | None]) -> Fence:
+        """The union of `fences` (None entries skipped); a semaphore keeps its largest value."""
+        out = Fence()
+        for f in fences:
+            if f is None:
+                continue
+            if not isinstance(f, Fence):
+                raise RuntimeFault(f"hal.fence.join: expected fences, got {type(f).__name__}")
+            for sem, value in f._points.items():
+                out.insert(sem, value)
+        return out
+
+    def insert(self, semaphore: Semaphore, value: int) -> None:
+        if self._points.get(semaphore, -1) < value:
+            self._points[semaphore] = value
+
+    @property
+    def points(self) -> tuple[tuple[Semaphore, int], ...]:
+        return tuple(self._points.items())
+
+    def signal(self) -> None:
+        for sem, value in self._points.items():
+            sem.signal(value)
+
+    def fail(self, error: WeirError | str) -> None:
+        for sem in self._points:
+            sem.fail(error)
+
+    def failure(self) -> str | None:
+        for sem in self._points:
+            if sem.failure is not None:
+                return sem.failure
+        return None
+
+    def query(self) -> bool:
+        """True when every timepoint is reached; raises `RuntimeFault` if any failed."""
+        failure = self.failure()
+        if failure is not None:
+            raise RuntimeFault(failure)
+        return all(sem.query() >= value for sem, value in self._points.items())
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """False on timeout; raises `RuntimeFault` with the original message on failure. A failure
+        anywhere is reported even when other points are still pending."""
+        deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+        failure = self.failure()
+        if failure is not None:
+            raise RuntimeFault(failure)
+        for sem, value in self._points.items():
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            if not sem.wait(value, remaining):
+                failure = self.failure()
+                if failure is not None:
+                    raise RuntimeFault(failure)
+                return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"<hal.fence {len(self._points)} timepoint(s)>"

@@ -1,0 +1,236 @@
+"""The built-in `hal` module: the ABI between compiled programs and the HAL (table in
+docs/contracts.md). Every context links it first. Functions marked `arity_only` take str/tuple
+operands, which have no calling-convention letter, so importers are checked by arity only.
+
+Extras beyond the contract table, for programs that want them: `fence.query(fence) -> i`,
+`device.queue.copy(device, wait, signal, src, src_offset, dst, dst_offset, length)` and
+`device.queue.fill(device, wait, signal, dst, offset, length, pattern)`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from weir.errors import InputError, LoadError, RuntimeFault
+from weir.format.image import ModuleImage
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.buffer_view import BufferView, format_type
+from weir.runtime.hal.command_buffer import CommandBuffer
+from weir.runtime.hal.device import Device
+from weir.runtime.hal.executable import Executable
+from weir.runtime.hal.fence import Fence
+from weir.runtime.vm.context import Context
+from weir.runtime.vm.native_module import CallerInfo, NativeModule, export
+
+
+class HalState:
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+
+def _expect(value: Any, kind: type, fn: str, what: str) -> Any:
+    if not isinstance(value, kind):
+        raise RuntimeFault(f"hal.{fn}: {what} must be a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _fence_or_none(value: Any, fn: str, what: str) -> Fence | None:
+    return None if value is None else _expect(value, Fence, fn, what)
+
+
+def _pattern(value: Any) -> bytes:
+    """Fill patterns: bytes-like (e.g. a rodata view), or an int 0..255 meaning one byte."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if type(value) is int and 0 <= value < 256:
+        return bytes([value])
+    raise RuntimeFault(f"hal.command_buffer.fill_buffer: unsupported pattern {value!r}")
+
+
+class HalModule(NativeModule):
+    module_name = "hal"
+
+    def create_state(self, context: Context) -> HalState:
+        return HalState(context)
+
+    # ------------------------------------------------------------------------------- devices
+
+    @export("0i_r", name="device.get")
+    def device_get(self, state: HalState, ordinal: int) -> Device:
+        devices = state.context.devices
+        if type(ordinal) is not int or not 0 <= ordinal < len(devices):
+            raise LoadError(f"the program uses device #{ordinal} but {len(devices)} device(s) "
+                            f"were given: pass one --device per device the module was compiled for")
+        return devices[ordinal]
+
+    # ------------------------------------------------------------------------------- buffer views
+
+    @export("0rrrr_", name="buffer_view.assert", arity_only=True)
+    def buffer_view_assert(self, state: HalState, view: Any, name: str, dtype: str,
+                           shape: tuple[int, ...]) -> None:
+        if isinstance(view, BufferView) and view.dtype == dtype and len(view.shape) == len(shape) \
+                and all(e == -1 or e == a for e, a in zip(shape, view.shape)):
+            return
+        expected = format_type(dtype, tuple("?" if d == -1 else d for d in shape))  # type: ignore[misc]
+        actual = format_type(view.dtype, view.shape) if isinstance(view, BufferView) else \
+            f"a {type(view).__name__}"
+        raise InputError(f"input '{name}': expected {expected}, got {actual}")
+
+    @export("0r_r", name="buffer_view.buffer")
+    def buffer_view_buffer(self, state: HalState, view: Any) -> Buffer:
+        return _expect(view, BufferView, "buffer_view.buffer", "view").buffer  # type: ignore[no-any-return]
+
+    @export("0ri_I", name="buffer_view.dim")
+    def buffer_view_dim(self, state: HalState, view: Any, index: int) -> int:
+        v = _expect(view, BufferView, "buffer_view.dim", "view")
+        if not 0 <= index < len(v.shape):
+            raise RuntimeFault(f"hal.buffer_view.dim: dimension {index} of a rank-{len(v.shape)} view")
+        return v.shape[index]  # type: ignore[no-any-return]
+
+    @export("0rIrr_r", name="buffer_view.create", arity_only=True)
+    def buffer_view_create(self, state: HalState, buffer: Any, offset: int, dtype: str,
+                           shape: tuple[int, ...]) -> BufferView:
+        return BufferView(_expect(buffer, Buffer, "buffer_view.create", "buffer"), offset, dtype,
+                          tuple(shape))
+
+    # ------------------------------------------------------------------------------- memory
+
+    @export("0rI_r", name="allocator.allocate")
+    def allocator_allocate(self, state: HalState, device: Any, size: int) -> Buffer:
+        return _expect(device, Device, "allocator.allocate", "device").allocator.allocate(size)  # type: ignore[no-any-return]
+
+    @export("0rr_r", name="allocator.import_rodata")
+    def allocator_import_rodata(self, state: HalState, device: Any, data: Any) -> Buffer:
+        dev = _expect(device, Device, "allocator.import_rodata", "device")
+        return dev.allocator.import_readonly(_expect(data, memoryview, "allocator.import_rodata", "data"))  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------------------- executables
+
+    @export("0rr_r", name="executable.create", arity_only=True, pass_caller=True)
+    def executable_create(self, state: HalState, caller: CallerInfo, device: Any,
+                          name: str) -> Executable:
+        dev = _expect(device, Device, "executable.create", "device")
+        image: ModuleImage | None = getattr(caller.module, "image", None)
+        if image is None:
+            raise LoadError(f"hal.executable.create: module '{caller.module.name}' has no executables")
+        exe = next((x for x in image.executables if x.name == name), None)
+        if exe is None:
+            raise LoadError(f"module '{image.name}' has no executable '{name}'")
+        loaders = state.context.instance.executable_loaders
+        for variant in exe.variants:
+            if loaders.has(variant.format) and dev.can_execute(variant.format):
+                return loaders.load(variant.format, image.segments[variant.segment])
+        formats = ", ".join(f"{v.target} ({v.format})" for v in exe.variants)
+        raise LoadError(f"executable '{name}' of module '{image.name}' has no variant device "
+                        f"'{dev.driver_name}' can run (variants: {formats}; loaders: "
+                        f"{', '.join(loaders.formats())})")
+
+    # ------------------------------------------------------------------------------- command buffers
+
+    @export("0r_r", name="command_buffer.create")
+    def command_buffer_create(self, state: HalState, device: Any) -> CommandBuffer:
+        return _expect(device, Device, "command_buffer.create", "device").create_command_buffer()  # type: ignore[no-any-return]
+
+    @export("0rrirrr_", name="command_buffer.dispatch", arity_only=True)
+    def command_buffer_dispatch(self, state: HalState, cb: Any, executable: Any, entry: int,
+                                workgroups: tuple[int, ...], constants: tuple[int, ...],
+                                bindings: tuple[Buffer, ...]) -> None:
+        _expect(cb, CommandBuffer, "command_buffer.dispatch", "command buffer").dispatch(
+            executable, entry, tuple(workgroups), tuple(constants), tuple(bindings))
+
+    @export("0rrIrII_", name="command_buffer.copy_buffer", arity_only=True)
+    def command_buffer_copy_buffer(self, state: HalState, cb: Any, src: Any, src_offset: int,
+                                   dst: Any, dst_offset: int, length: int) -> None:
+        _expect(cb, CommandBuffer, "command_buffer.copy_buffer", "command buffer").copy_buffer(
+            _expect(src, Buffer, "command_buffer.copy_buffer", "source"), src_offset,
+            _expect(dst, Buffer, "command_buffer.copy_buffer", "target"), dst_offset, length)
+
+    @export("0rrIIr_", name="command_buffer.fill_buffer", arity_only=True)
+    def command_buffer_fill_buffer(self, state: HalState, cb: Any, dst: Any, offset: int,
+                                   length: int, pattern: Any) -> None:
+        _expect(cb, CommandBuffer, "command_buffer.fill_buffer", "command buffer").fill_buffer(
+            _expect(dst, Buffer, "command_buffer.fill_buffer", "target"), offset, length,
+            _pattern(pattern))
+
+    @export("0r_", name="command_buffer.execution_barrier", arity_only=True)
+    def command_buffer_execution_barrier(self, state: HalState, cb: Any) -> None:
+        _expect(cb, CommandBuffer, "command_buffer.execution_barrier", "command buffer").execution_barrier()
+
+    @export("0r_", name="command_buffer.finalize", arity_only=True)
+    def command_buffer_finalize(self, state: HalState, cb: Any) -> None:
+        _expect(cb, CommandBuffer, "command_buffer.finalize", "command buffer").finalize()
+
+    # ------------------------------------------------------------------------------- fences
+
+    @export("0r_r", name="fence.create")
+    def fence_create(self, state: HalState, device: Any) -> Fence:
+        dev = _expect(device, Device, "fence.create", "device")
+        return Fence.create(dev.create_semaphore(0), 1)
+
+    @export("0r_r", name="fence.join", arity_only=True)
+    def fence_join(self, state: HalState, fences: tuple[Fence | None, ...]) -> Fence:
+        return Fence.join(fences)
+
+    @export("0r_", name="fence.signal", arity_only=True)
+    def fence_signal(self, state: HalState, fence: Any) -> None:
+        _expect(fence, Fence, "fence.signal", "fence").signal()
+
+    @export("0rr_", name="fence.fail", arity_only=True)
+    def fence_fail(self, state: HalState, fence: Any, message: str) -> None:
+        _expect(fence, Fence, "fence.fail", "fence").fail(str(message))
+
+    @export("0r_i", name="fence.query")
+    def fence_query(self, state: HalState, fence: Any) -> int:
+        return 1 if _expect(fence, Fence, "fence.query", "fence").query() else 0
+
+    @export("0Ir_", name="fence.await", arity_only=True)
+    def fence_await(self, state: HalState, timeout_ms: int, fences: tuple[Fence | None, ...]) -> None:
+        """A negative timeout waits without limit (interruptibly)."""
+        timeout = None if timeout_ms < 0 else timeout_ms / 1000.0
+        if not Fence.join(fences).wait(timeout):
+            raise RuntimeFault(f"hal.fence.await: timed out after {timeout_ms} ms")
+
+    # ------------------------------------------------------------------------------- queues
+
+    @export("0rrrI_r", name="device.queue.alloca", arity_only=True)
+    def queue_alloca(self, state: HalState, device: Any, wait: Any, signal: Any, size: int) -> Buffer:
+        f = "device.queue.alloca"
+        return _expect(device, Device, f, "device").queue_alloca(  # type: ignore[no-any-return]
+            _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"), size)
+
+    @export("0rrrr_", name="device.queue.dealloca", arity_only=True)
+    def queue_dealloca(self, state: HalState, device: Any, wait: Any, signal: Any, buffer: Any) -> None:
+        f = "device.queue.dealloca"
+        _expect(device, Device, f, "device").queue_dealloca(
+            _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
+            _expect(buffer, Buffer, f, "buffer"))
+
+    @export("0rrrr_", name="device.queue.execute", arity_only=True)
+    def queue_execute(self, state: HalState, device: Any, wait: Any, signal: Any,
+                      cbs: tuple[CommandBuffer, ...]) -> None:
+        f = "device.queue.execute"
+        _expect(device, Device, f, "device").queue_execute(
+            _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"), tuple(cbs))
+
+    @export("0rrr_", name="device.queue.barrier", arity_only=True)
+    def queue_barrier(self, state: HalState, device: Any, wait: Any, signal: Any) -> None:
+        f = "device.queue.barrier"
+        _expect(device, Device, f, "device").queue_barrier(
+            _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"))
+
+    @export("0rrrrIrII_", name="device.queue.copy", arity_only=True)
+    def queue_copy(self, state: HalState, device: Any, wait: Any, signal: Any, src: Any,
+                   src_offset: int, dst: Any, dst_offset: int, length: int) -> None:
+        f = "device.queue.copy"
+        _expect(device, Device, f, "device").queue_copy(
+            _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
+            _expect(src, Buffer, f, "source"), src_offset, _expect(dst, Buffer, f, "target"),
+            dst_offset, length)
+
+    @export("0rrrrIIr_", name="device.queue.fill", arity_only=True)
+    def queue_fill(self, state: HalState, device: Any, wait: Any, signal: Any, dst: Any,
+                   offset: int, length: int, pattern: Any) -> None:
+        f = "device.queue.fill"
+        _expect(device, Device, f, "device").queue_fill(
+            _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
+            _expect(dst, Buffer, f, "target"), offset, length, _pattern(pattern))
