@@ -1,0 +1,73 @@
+"""Function results and expected outputs in the tools' value model: arrays for buffer views,
+`TypedScalar`s for primitive results (typed by the signature's result letters, so an `I` result
+prints `i64=...`), None for a null reference."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from weir.errors import UsageError
+from weir.tools.io.element_types import SCALAR_CCONV_TYPES, element_type_of
+from weir.tools.io.npy import FileStreams
+from weir.tools.io.parse_input import parse_input
+from weir.tools.io.elements import ElementSyntaxError
+from weir.tools.io.values import (
+    NullInput,
+    ScalarInput,
+    TensorInput,
+    TypedScalar,
+    guess_scalar,
+    scalar_from_text,
+)
+
+
+def typed_result(value: object, letter: str | None) -> object:
+    """One result as an array, a TypedScalar or None, using its calling-convention letter
+    (`None` when unknown: a scalar then keeps the type numpy gives it, `int` being i64)."""
+    if value is None:
+        return None
+    scalar_type = SCALAR_CCONV_TYPES.get(letter or "")
+    if scalar_type is not None:
+        return TypedScalar(scalar_type, scalar_type.dtype.type(value).item())
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, (bool, int, float, np.generic)):
+        array = np.asarray(value)
+        return TypedScalar(element_type_of(array.dtype), array.item())
+    raise TypeError(f"a result of type {type(value).__name__} cannot be printed")
+
+
+def typed_results(values: Sequence[object], letters: Sequence[str]) -> list[object]:
+    """Every result; `letters` may be empty when the signature is not known."""
+    return [typed_result(v, letters[i] if i < len(letters) else None) for i, v in enumerate(values)]
+
+
+def expected_values(specs: Sequence[str], letters: Sequence[str]) -> list[object]:
+    """`--expected_output` values in the same model as the results they are compared with."""
+    streams = FileStreams()
+    parsed = [v for spec in specs for v in parse_input(spec, flag="--expected_output",
+                                                         streams=streams)]
+    out: list[object] = []
+    for i, value in enumerate(parsed):
+        letter = letters[i] if i < len(letters) else None
+        scalar_type = SCALAR_CCONV_TYPES.get(letter or "")
+        if isinstance(value, NullInput):
+            out.append(None)
+        elif isinstance(value, TensorInput):
+            if scalar_type is not None and value.array.ndim == 0 \
+                    and value.array.dtype == scalar_type.dtype:
+                out.append(TypedScalar(scalar_type, value.array.item()))
+            else:
+                out.append(value.array)
+        elif isinstance(value, ScalarInput):
+            if scalar_type is None:
+                out.append(guess_scalar(value.text, "--expected_output", value.spec))
+                continue
+            try:
+                out.append(TypedScalar(scalar_type, scalar_from_text(value.text, scalar_type)))
+            except ElementSyntaxError as error:
+                raise UsageError(f"--expected_output '{value.spec}': result {i} is "
+                                 f"{scalar_type.name}: {error}") from None
+    return out

@@ -1,0 +1,101 @@
+"""What a parsed `--input`/`--expected_output` value is, before it meets a function signature.
+
+IREE decides how to read a bare `5` from the function's calling convention (an `i` argument is
+i32, `I` is i64, `f` f32, `F` f64), so a bare number stays text until `resolve_argument` sees the
+signature; everything with a shape or element type (`4xf32=1`, `i64=5`) is already an array.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from weir.errors import UsageError
+from weir.tools.io.element_types import SCALAR_CCONV_TYPES, ElementType, element_type_of
+from weir.tools.io.elements import ElementSyntaxError, parse_elements
+
+
+@dataclass(frozen=True)
+class TensorInput:
+    """A shaped value (`2x2xi32=[1 2][3 4]`, `f32=2.5`, `@a.npy`): becomes a buffer view."""
+
+    spec: str
+    array: np.ndarray = field(compare=False)
+
+
+@dataclass(frozen=True)
+class ScalarInput:
+    """A bare number (`5`, `2.5`) whose type the function signature decides."""
+
+    spec: str
+    text: str
+
+
+@dataclass(frozen=True)
+class NullInput:
+    """`(null)` or `(ignored)`: a null reference or zero; as an expected output, not compared."""
+
+    spec: str
+
+
+ParsedInput = TensorInput | ScalarInput | NullInput
+
+
+@dataclass(frozen=True)
+class TypedScalar:
+    """A primitive value with its VM type (`i32`, `i64`, `f32`, `f64`), as printed `i32=12`."""
+
+    type: ElementType
+    value: int | float
+
+
+def scalar_from_text(text: str, etype: ElementType) -> int | float:
+    """The Python value of `text` read as the scalar type `etype` (f32 rounded to f32)."""
+    array = parse_elements([text], etype)
+    return array[0].item()  # type: ignore[no-any-return]
+
+
+def guess_scalar(text: str, flag: str, spec: str) -> TypedScalar:
+    """A bare number with no signature to type it: integers are i32 (i64 when too wide for i32),
+    anything else f32, which are IREE's cconv defaults for `5` and `2.5`."""
+    for letter in ("i", "I", "f"):
+        etype = SCALAR_CCONV_TYPES[letter]
+        try:
+            return TypedScalar(etype, scalar_from_text(text, etype))
+        except ElementSyntaxError:
+            continue
+    raise UsageError(f"{flag} '{spec}': '{text}' is not a number; a tensor needs a shape and "
+                     f"element type (`4x2xf32=...`, `f32=2.5` for a 0-d tensor)")
+
+
+def resolve_argument(parsed: ParsedInput, cconv_letter: str | None, *, index: int,
+                     flag: str = "--input") -> object:
+    """The value to pass for argument `index` whose calling-convention letter is `cconv_letter`
+    (`None` when the signature is unknown): a numpy array, a Python int/float, or None."""
+    if isinstance(parsed, NullInput):
+        if cconv_letter in SCALAR_CCONV_TYPES:
+            return 0.0 if SCALAR_CCONV_TYPES[cconv_letter].is_float else 0
+        return None
+    scalar_type = SCALAR_CCONV_TYPES.get(cconv_letter or "")
+    if isinstance(parsed, ScalarInput):
+        if scalar_type is None and cconv_letter is None:
+            return guess_scalar(parsed.text, flag, parsed.spec).value
+        if scalar_type is None:
+            raise UsageError(f"{flag} '{parsed.spec}': argument {index} is a tensor; give a shape "
+                             f"and element type (`4x2xf32=...`, or `f32=2.5` for a 0-d tensor)")
+        try:
+            return scalar_from_text(parsed.text, scalar_type)
+        except ElementSyntaxError as error:
+            raise UsageError(f"{flag} '{parsed.spec}': argument {index} is {scalar_type.name}: "
+                             f"{error}") from None
+    if scalar_type is None:
+        return parsed.array
+    # `i64=5` for an i64 argument: a 0-d tensor of exactly the argument's type is that scalar.
+    actual = element_type_of(parsed.array.dtype)
+    if parsed.array.ndim != 0 or actual != scalar_type:
+        shown = "x".join(str(d) for d in parsed.array.shape)
+        shown = f"{shown}x{actual.name}" if shown else actual.name
+        raise UsageError(f"{flag} '{parsed.spec}': argument {index} is a {scalar_type.name} "
+                         f"scalar, not a {shown} tensor")
+    return parsed.array.item()

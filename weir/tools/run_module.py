@@ -1,0 +1,241 @@
+"""`weir-run-module`: loads module files into a context, calls one function with inputs given on
+the command line and prints, saves or checks its results, with IREE's flags and output:
+
+    weir-run-module --module=a.wvm --function=run --input=4xf32=1,2,3,4
+    EXEC @run
+    result[0]: hal.buffer_view
+    4xf32=2 4 6 8
+
+Built only on the public runtime API (`weir.runtime.api`), so it is also the reference for how
+a host program drives weir.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from weir.errors import LoadError, UsageError
+from weir.tools.cli import run_tool
+from weir.tools.io.compare import SUCCESS_LINE, Tolerances, compare_results
+from weir.tools.io.flags import Flag, FlagParser, ParsedFlags
+from weir.tools.io.format_output import DEFAULT_MAX_ELEMENT_COUNT, format_results
+from weir.tools.io.outputs import check_output_specs, write_results
+from weir.tools.io.parse_input import parse_inputs
+from weir.tools.io.values import ParsedInput, resolve_argument
+from weir.tools.io.results import expected_values, typed_results
+
+TOOL = "weir-run-module"
+DEFAULT_DEVICE = "local-sync"
+
+PARSER = FlagParser(TOOL, "--module=FILE [--function=NAME] [--input=VALUE ...] [flags]", [
+    Flag("device", "string", f"A device to create, bound to the module's devices in order "
+         f"(default: {DEFAULT_DEVICE}).", repeated=True, metavar="NAME"),
+    Flag("module", "string", "A module file to load, in dependency order; '-' reads stdin.",
+         repeated=True, metavar="FILE"),
+    Flag("function", "string", "The function of the last module to run; may be omitted when it "
+         "exports only one.", metavar="NAME"),
+    Flag("input", "string", "An argument: 4xf32=1,2,3,4 / 2x2xi32=[1 2][3 4] / 4096xf32=-2.0 "
+         "(splat) / 2x3xf32 (zeros) / f32=2.5 / 5 / @file.npy / +file.npy (next array) / "
+         "*file.npy (all remaining) / 4xf32=@file.bin / (null).", repeated=True),
+    Flag("output", "string", "Where each result goes: '-' print, '@file.npy' write, "
+         "'+file.npy' append, '' drop (one per result).", repeated=True),
+    Flag("expected_output", "string", "An expected result in --input syntax, or (ignored); "
+         "prints [SUCCESS] or [FAILED] and exits 1 on a mismatch.", repeated=True),
+    Flag("expected_f16_threshold", "float", "Largest absolute f16 difference that matches.",
+         default=Tolerances.f16),
+    Flag("expected_f32_threshold", "float", "Largest absolute f32 difference that matches.",
+         default=Tolerances.f32),
+    Flag("expected_f64_threshold", "float", "Largest absolute f64 difference that matches.",
+         default=Tolerances.f64),
+    Flag("output_max_element_count", "int", "Elements of a result to print before eliding the "
+         "rest with '...'.", default=DEFAULT_MAX_ELEMENT_COUNT, metavar="N"),
+    Flag("print_statistics", "bool", "Print invocation statistics to stderr on exit.",
+         default=False),
+], description="Runs a function of a compiled weir module, as IREE's iree-run-module does.",
+    # One stray positional is taken so the error can suggest `--module=` for it.
+    positionals=(0, 1))
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything the flags asked for, checked before any module is loaded."""
+
+    devices: tuple[str, ...]
+    modules: tuple[str, ...]
+    function: str | None
+    inputs: tuple[ParsedInput, ...]
+    outputs: tuple[str, ...]
+    expected: tuple[str, ...]
+    tolerances: Tolerances
+    max_element_count: int
+    print_statistics: bool
+
+
+def request_from_flags(flags: ParsedFlags) -> RunRequest:
+    modules = tuple(flags.strings("module"))
+    if not modules:
+        raise UsageError("no module given; use --module=file.wvm (or --module=- for stdin)")
+    if modules.count("-") > 1:
+        raise UsageError("--module=- (stdin) can be given only once")
+    outputs = tuple(flags.strings("output"))
+    check_output_specs(outputs)
+    max_count = flags.integer("output_max_element_count")
+    if max_count < 0:
+        raise UsageError(f"--output_max_element_count must not be negative, got {max_count}")
+    return RunRequest(
+        devices=tuple(flags.strings("device")) or (DEFAULT_DEVICE,),
+        modules=modules,
+        function=flags.string("function"),
+        inputs=tuple(parse_inputs(flags.strings("input"), flag="--input")),
+        outputs=outputs,
+        expected=tuple(flags.strings("expected_output")),
+        tolerances=Tolerances(f16=flags.number("expected_f16_threshold"),
+                              f32=flags.number("expected_f32_threshold"),
+                              f64=flags.number("expected_f64_threshold")),
+        max_element_count=max_count,
+        print_statistics=flags.boolean("print_statistics"),
+    )
+
+
+def runtime_api() -> ModuleType:
+    """`weir.runtime.api`, imported when a module is run so `--help` and flag errors stay fast."""
+    from weir.runtime import api
+
+    return api
+
+
+def _load_module(api: ModuleType, spec: str) -> Any:
+    if spec == "-":
+        return api.load_module_bytes(sys.stdin.buffer.read())
+    return api.load_module_file(spec)
+
+
+def run(request: RunRequest, api: ModuleType | None = None) -> int:
+    """Loads, invokes and reports; returns the exit code (1 when an expected output differs).
+    `api` is `weir.runtime.api` unless a test stands in for it."""
+    api = api if api is not None else runtime_api()
+    instance = api.Instance()
+    devices = [instance.create_device(name) for name in request.devices]
+    modules = [_load_module(api, spec) for spec in request.modules]
+    context = api.Context(instance, devices=devices, modules=modules)
+    target = find_function(context, modules, request.function)
+    signature = target.export.signature
+    coarse_fences = target.export.model == "coarse-fences"
+    user_args = signature.args[:-2] if coarse_fences else signature.args
+    arguments = [
+        resolve_argument(value, user_args[i] if i < len(user_args) else None, index=i)
+        for i, value in enumerate(request.inputs)
+    ]
+    sys.stdout.write(f"EXEC @{target.name}\n")
+    sys.stdout.flush()
+    started = time.perf_counter()
+    raw_results = invoke_and_wait(api, target.function, arguments, coarse_fences=coarse_fences)
+    elapsed = time.perf_counter() - started
+    results = typed_results(_as_list(raw_results, len(signature.results)), signature.results)
+    exit_code = _report(request, results, signature.results)
+    if request.print_statistics:
+        sys.stderr.write(f"[statistics] invocation: {elapsed * 1e3:.3f} ms\n")
+    return exit_code
+
+
+@dataclass(frozen=True)
+class Target:
+    """The function to run: its name as IREE prints it after `EXEC @`, its export description
+    (signature, call model) and the callable the context resolved."""
+
+    name: str
+    export: Any
+    function: Any
+
+
+def find_function(context: Any, modules: Sequence[Any], name: str | None) -> Target:
+    """`--function=NAME` in the last module (`module.name` reaches any loaded module); omitted,
+    the last module's only export, as IREE's tool does."""
+    module = modules[-1]
+    if name is None:
+        if len(module.exports) != 1:
+            raise UsageError(f"--function is required: module '{module.name}' exports "
+                             f"{len(module.exports)} functions ({', '.join(module.exports)})")
+        name = next(iter(module.exports))
+    export_name = name
+    if "." in name:
+        module_name, export_name = name.split(".", 1)
+        module = next((m for m in modules if m.name == module_name), None)
+        if module is None:
+            loaded = ", ".join(m.name for m in modules)
+            raise LoadError(f"function '{name}': no module '{module_name}' is loaded "
+                            f"(loaded: {loaded})")
+    export = module.exports.get(export_name)
+    if export is None:
+        raise LoadError(f"module '{module.name}' has no function '{export_name}'; it exports: "
+                        f"{', '.join(module.exports) or '(nothing)'}")
+    function = context.lookup(f"{module.name}.{export_name}")
+    return Target(name, export, function)
+
+
+def invoke_and_wait(api: ModuleType, function: Any, arguments: list[object], *,
+                    coarse_fences: bool) -> object:
+    """Calls `function`. A coarse-fences (async-external) function gets an already signalled
+    wait fence and a fresh signal fence as its two trailing arguments and returns as soon as its
+    work is scheduled; like IREE's tool, wait on the signal fence before reading results."""
+    if not coarse_fences:
+        return function(*arguments)
+    wait_fence = api.Fence.create()
+    wait_fence.signal()
+    signal_fence = api.Fence.create()
+    results = function(*arguments, wait_fence, signal_fence)
+    signal_fence.wait()
+    return results
+
+
+def _as_list(raw: object, result_count: int) -> list[object]:
+    """The call's results as a list: a function with one result returns it bare."""
+    if result_count == 1:
+        return [raw]
+    if raw is None:
+        return []
+    if isinstance(raw, (tuple, list)):
+        return list(raw)
+    return [raw]
+
+
+def _report(request: RunRequest, results: list[object], result_letters: Sequence[str]) -> int:
+    if not request.expected:
+        if request.outputs:
+            write_results(results, request.outputs, sys.stdout, request.max_element_count)
+        else:
+            sys.stdout.write(format_results(results, request.max_element_count))
+        return 0
+    expected = expected_values(request.expected, result_letters)
+    comparison = compare_results(expected, results, request.tolerances)
+    sys.stdout.write(comparison.report)
+    if comparison.matched:
+        sys.stdout.write(SUCCESS_LINE + "\n")
+        return 0
+    return 1
+
+
+def _body(argv: Sequence[str], api: ModuleType | None) -> int:
+    flags = PARSER.parse(argv)
+    if flags.help_requested:
+        sys.stdout.write(PARSER.help_text())
+        return 0
+    if flags.positionals:
+        raise UsageError(f"unexpected argument '{flags.positionals[0]}'; give modules as "
+                         f"--module={flags.positionals[0]}")
+    return run(request_from_flags(flags), api)
+
+
+def main(argv: Sequence[str] | None = None, api: ModuleType | None = None) -> int:
+    """Console entry point (`weir-run-module`); returns the exit code. `api` replaces
+    `weir.runtime.api` (tests)."""
+    return run_tool(TOOL, lambda: _body(sys.argv[1:] if argv is None else argv, api))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
