@@ -20,7 +20,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv tests/compiler tests/tools tests/samples
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv tests
 
 clean:
 	rm -rf $(VENV) build *.egg-info

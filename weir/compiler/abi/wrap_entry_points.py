@@ -92,7 +92,7 @@ class WrapEntryPoints(Pass):
             dims = []
             for d in dynamic_dim_indices(t):
                 index = b.insert(ConstantOp(IntegerAttr(d, IndexType())))
-                dims.append(b.insert(DimOp(value, index.result, IndexType())).result)
+                dims.append(b.insert(DimOp(value, index.result)).result)
             store = [storage[j]] if j in storage else []
             exported = b.insert(hal.TensorExportOp.build(
                 operands=[value, dims, store], result_types=[hal.BufferViewType()],

@@ -53,7 +53,7 @@ class WrapImports(Pass):
             dims = []
             for d in dynamic_dim_indices(arg.type):
                 index = b.insert(ConstantOp(IntegerAttr(d, IndexType())))
-                dims.append(b.insert(DimOp(arg, index.result, IndexType())).result)
+                dims.append(b.insert(DimOp(arg, index.result)).result)
             exported = b.insert(hal.TensorExportOp.build(
                 operands=[arg, dims, []], result_types=[hal.BufferViewType()],
                 properties={"name": StringAttr(f"{call.callee.root_reference.data}:arg{i}")}))

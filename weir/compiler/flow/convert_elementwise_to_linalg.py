@@ -4,7 +4,8 @@ form that dispatch formation can fuse and targets can lower."""
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import linalg
+from xdsl.dialects.linalg import attrs as linalg_attrs
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, TensorType
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Block, Operation, Region
@@ -51,7 +52,7 @@ class ConvertElementwiseToLinalg(Pass):
         generic = b.insert(linalg.GenericOp(
             list(op.operands), [init.tensor], Region(block),
             [identity] * (len(op.operands) + 1),
-            [linalg.IteratorTypeAttr.parallel()] * rank,
+            [linalg_attrs.IteratorTypeAttr.parallel()] * rank,
             [result_type],
         ))
         op.results[0].replace_all_uses_with(generic.results[0])

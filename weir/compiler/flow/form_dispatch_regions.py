@@ -6,7 +6,9 @@ as one dispatch that reads its inputs once and writes its result once."""
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import func, linalg
+from xdsl.dialects import func
+from xdsl.dialects.linalg import attrs as linalg_attrs
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.dialects.tensor import EmptyOp
@@ -28,7 +30,7 @@ ROOT_OPS: tuple[type[Operation], ...] = (
 def _is_elementwise(op: Operation) -> bool:
     if not isinstance(op, linalg.GenericOp):
         return False
-    if any(it.data != linalg.IteratorType.PARALLEL for it in op.iterator_types):
+    if any(it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types):
         return False
     return all(m.data == AffineMap.identity(m.data.num_dims) for m in op.indexing_maps)
 

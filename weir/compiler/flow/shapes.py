@@ -4,7 +4,7 @@ shapes to dispatches without re-deriving them from the runtime."""
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import linalg
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
 from xdsl.dialects.tensor import DimOp, EmptyOp
@@ -40,5 +40,5 @@ def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
     for i, d in enumerate(t.get_shape()):
         if d == DYNAMIC_INDEX:
             index = b.insert(ConstantOp(IntegerAttr(i, IndexType())))
-            dims.append(b.insert(DimOp(value, index.result, IndexType())).result)
+            dims.append(b.insert(DimOp(value, index.result)).result)
     return dims

@@ -4,7 +4,8 @@ the op, so the runtime never meets an op it cannot run."""
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, func, linalg
+from xdsl.dialects import arith, func
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,

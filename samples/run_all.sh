@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Compiles and runs every sample with the same command lines a user would type.
+# Expects weir's tools on PATH (`make demo` puts the virtual environment's bin first).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$here/../build/samples}"
+mkdir -p "$out"
+cd "$out"
+
+say() { printf '\n== %s\n' "$*"; }
+
+say "simple_mul: the lowering walkthrough's program (IR at each phase in $out/phases)"
+weir-compile --iree-hal-target-backends=vmvx --dump-compilation-phases-to=phases \
+  "$here/simple_mul/simple_mul.mlir" -o simple_mul.wvm
+weir-run-module --device=local-sync --module=simple_mul.wvm --function=simple_mul \
+  --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8
+
+say "multiple_modules: module_a.abs and module_b.mul called from a pipeline module"
+for m in module_a module_b pipeline_sync; do
+  weir-compile --iree-hal-target-backends=vmvx "$here/multiple_modules/$m.mlir" \
+    -o="${m%_sync}_sync.wvm"
+done
+weir-run-module --device=local-sync --module=module_a_sync.wvm --module=module_b_sync.wvm \
+  --module=pipeline_sync.wvm --function=run --input=4096xf32=-2.0 --output_max_element_count=8
+weir-run-module --device=local-sync --module=module_a_sync.wvm --module=module_b_sync.wvm \
+  --module=pipeline_sync.wvm --function=run --input=4096xf32=-2.0 \
+  --expected_output=4096xf32=4.0 --output_max_element_count=8
