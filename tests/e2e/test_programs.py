@@ -145,3 +145,16 @@ def test_syntax_error_is_located() -> None:
     with pytest.raises(CompileError) as info:
         weir.compile_string("func.func @f( {", "bad.mlir")
     assert str(info.value).startswith("bad.mlir:1:")
+
+
+def test_dense_resource_constant_comes_from_the_files_own_resources() -> None:
+    src = """
+    func.func @addr(%a: tensor<2xf32>) -> tensor<2xf32> {
+      %c = arith.constant dense_resource<weights> : tensor<2xf32>
+      %0 = arith.addf %a, %c : tensor<2xf32>
+      return %0 : tensor<2xf32>
+    }
+    {-#
+      dialect_resources: { builtin: { weights: "0x040000000000803F00000040" } }
+    #-}"""
+    np.testing.assert_allclose(run(src, "addr", np.array([10, 20], np.float32)), [11, 22])

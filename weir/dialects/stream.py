@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     IndexType,
     StringAttr,
     SymbolRefAttr,
@@ -128,7 +129,7 @@ class ResourceConstantOp(IRDLOperation):
     """Constant data stored once in the module file and mapped at run time."""
 
     name = "stream.resource.constant"
-    value = prop_def(DenseIntOrFPElementsAttr)
+    value = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
     result = result_def(ResourceType)
 
 

@@ -47,6 +47,13 @@ def run_tool(name: str, body: Callable[[], int]) -> int:
         _flush_stdout()
         print(f"{name}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 - the last line of defence, reported as a bug
+        # A defect in weir itself: still one line for the user, naming it as weir's fault.
+        _flush_stdout()
+        print(error_line(name, f"internal error ({type(error).__name__}: {error}); this is a "
+                               "bug in weir, please report it with the input that caused it"),
+              file=sys.stderr)
+        return EXIT_USER_ERROR
 
 
 def _flush_stdout() -> None:

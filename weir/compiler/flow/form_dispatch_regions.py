@@ -10,7 +10,7 @@ from xdsl.dialects import func
 from xdsl.dialects.linalg import attrs as linalg_attrs
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -41,7 +41,9 @@ def _is_cloneable(op: Operation) -> bool:
         return True
     if isinstance(op, ConstantOp):
         value = op.value
-        return not isinstance(value, DenseIntOrFPElementsAttr) or value.is_splat()
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            return value.is_splat()
+        return not isinstance(op.result.type, TensorType)
     return False
 
 

@@ -10,6 +10,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
@@ -24,6 +25,7 @@ from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import BYTE_SIZES, dtype_name
 from weir.dialects import hal, stream
+from weir.ir import ConstantStore, constants_of
 from weir.ir.diagnostics import error_at
 
 # hal.fence.await's timeout meaning "the runtime's default deadline" (never forever).
@@ -35,10 +37,21 @@ _NUMPY_DTYPES: dict[str, str] = {
 }
 
 
-def _constant_bytes(value: DenseIntOrFPElementsAttr, where: Operation) -> bytes:
-    t = value.get_type()
+def _constant_bytes(value: DenseIntOrFPElementsAttr | DenseResourceAttr, where: Operation,
+                    constants: ConstantStore) -> bytes:
+    t = value.type if isinstance(value, DenseResourceAttr) else value.get_type()
     assert isinstance(t, TensorType)
     name = dtype_name(t.element_type, where)
+    size = BYTE_SIZES[name] * (int(np.prod(t.get_shape())) if t.get_shape() else 1)
+    if isinstance(value, DenseResourceAttr):
+        data = constants.data(value.resource_handle.data)
+        if data is None:
+            raise error_at(where, f"dense_resource '{value.resource_handle.data}' has no data "
+                                  "in the file's dialect_resources section")
+        if len(data) != size:
+            raise error_at(where, f"dense_resource '{value.resource_handle.data}' holds "
+                                  f"{len(data)} bytes, the type {t} needs {size}")
+        return data
     if name == "bf16":
         raise error_at(where, "bf16 constants are not supported yet")
     values = value.get_values()
@@ -55,7 +68,8 @@ class ConvertStreamToHal(Pass):
         entry_ordinals = _entry_ordinals(module)
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
-                _FunctionLowering(fn.body.block, state, entry_ordinals).run()
+                _FunctionLowering(fn.body.block, state, entry_ordinals,
+                                  constants_of(module)).run()
 
 
 def _entry_ordinals(module: ModuleOp) -> dict[tuple[str, str], int]:
@@ -71,8 +85,9 @@ def _entry_ordinals(module: ModuleOp) -> dict[tuple[str, str], int]:
 
 class _FunctionLowering:
     def __init__(self, block: Block, state: CompilationState,
-                 entry_ordinals: dict[tuple[str, str], int]):
+                 entry_ordinals: dict[tuple[str, str], int], constants: ConstantStore):
         self.block = block
+        self.constants = constants
         self.state = state
         self.entry_ordinals = entry_ordinals
         self.buffers: dict[SSAValue, SSAValue] = {}
@@ -133,7 +148,7 @@ class _FunctionLowering:
         self.fences[op.result_timepoint] = None
 
     def _stream_resource_constant(self, op: stream.ResourceConstantOp, b: Builder) -> None:
-        key = self.state.blobs.add("constant", _constant_bytes(op.value, op))
+        key = self.state.blobs.add("constant", _constant_bytes(op.value, op, self.constants))
         buffer = b.insert(hal.AllocatorImportRodataOp.build(
             operands=[self.device], result_types=[hal.BufferType()],
             properties={"rodata": StringAttr(key)}))

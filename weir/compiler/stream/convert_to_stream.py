@@ -12,6 +12,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
@@ -113,7 +114,8 @@ class _FunctionConverter:
 
     def _constant(self, op: arith.ConstantOp, b: Builder) -> None:
         value = op.value
-        assert isinstance(value, DenseIntOrFPElementsAttr)
+        if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+            raise error_at(op, f"tensor constant {value} is not supported")
         const = b.insert(stream.ResourceConstantOp.build(
             result_types=[stream.ResourceType("constant")], properties={"value": value}))
         self.resources[op.result] = Resource(const.result, [], None)
