@@ -158,3 +158,18 @@ def test_dense_resource_constant_comes_from_the_files_own_resources() -> None:
       dialect_resources: { builtin: { weights: "0x040000000000803F00000040" } }
     #-}"""
     np.testing.assert_allclose(run(src, "addr", np.array([10, 20], np.float32)), [11, 22])
+
+
+def test_bf16_constant_operand() -> None:
+    import ml_dtypes
+
+    src = """
+    func.func @addb(%a: tensor<3xbf16>) -> tensor<3xbf16> {
+      %c = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xbf16>
+      %0 = arith.addf %a, %c : tensor<3xbf16>
+      return %0 : tensor<3xbf16>
+    }"""
+    a = np.array([0.5, 0.25, 4.0], ml_dtypes.bfloat16)
+    result = run(src, "addb", a)
+    assert isinstance(result, np.ndarray) and result.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(result.astype(np.float32), [1.5, 2.25, 7.0])

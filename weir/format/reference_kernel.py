@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
+from weir.format.element_types import BY_NAME
 from weir.format.vm_isa import Scalar
 
 
@@ -27,10 +28,7 @@ Dim = Union[int, PushDim]
 Shape = tuple[Dim, ...]
 
 # Element types by their MLIR spelling; the runtime maps them to numpy / ml_dtypes dtypes.
-DTYPES: frozenset[str] = frozenset(
-    {"i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16", "bf16", "f32", "f64",
-     "index"}
-)
+DTYPES: frozenset[str] = frozenset(BY_NAME)
 
 # The closed set of scalar operations a body may use. `attr` carries the predicate of cmpf/cmpi,
 # the value of `constant`, the dimension of `index`, the target dtype of casts.

@@ -23,26 +23,21 @@ from xdsl.rewriter import InsertPoint
 
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
-from weir.compiler.targets.element_types import BYTE_SIZES, dtype_name
+from weir.compiler.targets.element_types import dtype_name
 from weir.dialects import hal, stream
+from weir.format.element_types import BY_NAME
 from weir.ir import ConstantStore, constants_of
 from weir.ir.diagnostics import error_at
 
 # hal.fence.await's timeout meaning "the runtime's default deadline" (never forever).
 DEFAULT_TIMEOUT = -1
 
-_NUMPY_DTYPES: dict[str, str] = {
-    "f32": "<f4", "f64": "<f8", "f16": "<f2", "i1": "|b1", "i8": "|i1", "i16": "<i2",
-    "i32": "<i4", "i64": "<i8", "index": "<i8",
-}
-
-
 def _constant_bytes(value: DenseIntOrFPElementsAttr | DenseResourceAttr, where: Operation,
                     constants: ConstantStore) -> bytes:
     t = value.type if isinstance(value, DenseResourceAttr) else value.get_type()
     assert isinstance(t, TensorType)
     name = dtype_name(t.element_type, where)
-    size = BYTE_SIZES[name] * (int(np.prod(t.get_shape())) if t.get_shape() else 1)
+    size = BY_NAME[name].byte_size * (int(np.prod(t.get_shape())) if t.get_shape() else 1)
     if isinstance(value, DenseResourceAttr):
         data = constants.data(value.resource_handle.data)
         if data is None:
@@ -52,13 +47,11 @@ def _constant_bytes(value: DenseIntOrFPElementsAttr | DenseResourceAttr, where: 
             raise error_at(where, f"dense_resource '{value.resource_handle.data}' holds "
                                   f"{len(data)} bytes, the type {t} needs {size}")
         return data
-    if name == "bf16":
-        raise error_at(where, "bf16 constants are not supported yet")
     values = value.get_values()
     count = int(np.prod(t.get_shape())) if t.get_shape() else 1
     if len(values) == 1 and count != 1:
         values = list(values) * count
-    return np.asarray(values, dtype=np.dtype(_NUMPY_DTYPES[name])).tobytes()
+    return np.asarray(values, dtype=BY_NAME[name].dtype).tobytes()
 
 
 class ConvertStreamToHal(Pass):
@@ -132,7 +125,7 @@ class _FunctionLowering:
 
     def _stream_tensor_sizeof(self, op: stream.TensorSizeOfOp, b: Builder) -> None:
         t = op.encoding
-        static = BYTE_SIZES[dtype_name(t.element_type, op)]
+        static = BY_NAME[dtype_name(t.element_type, op)].byte_size
         for d in t.get_shape():
             if d >= 0:
                 static *= d

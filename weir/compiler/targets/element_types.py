@@ -30,8 +30,3 @@ def dtype_name(t: Attribute, where: Operation) -> str:
         return f"i{t.width.data}"
     raise error_at(where, f"element type {t} is not supported")
 
-
-BYTE_SIZES: dict[str, int] = {
-    "f32": 4, "f64": 8, "f16": 2, "bf16": 2, "index": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
-    "i64": 8,
-}

@@ -1,0 +1,58 @@
+"""Element types by their MLIR names (`f32`, `i1`, `bf16`, `index`), with the numpy dtype that
+stores them. The one table the compiler (sizes, constant bytes), the runtime (buffer views,
+kernels) and the tools (inputs, printing, npy files) share, so they cannot disagree on a layout:
+i1 is one byte (a bool), index is 64-bit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import ml_dtypes
+import numpy as np
+
+ElementKind = Literal["bool", "int", "uint", "float"]
+
+
+@dataclass(frozen=True)
+class ElementType:
+    name: str
+    dtype: np.dtype
+    kind: ElementKind
+    bits: int
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def byte_size(self) -> int:
+        return self.dtype.itemsize
+
+
+def _make(name: str, dtype: object, kind: ElementKind, bits: int) -> ElementType:
+    return ElementType(name, np.dtype(dtype), kind, bits)  # type: ignore[call-overload]
+
+
+# Types a value can have at the ABI (arguments, results, npy files).
+VALUE_TYPES: tuple[ElementType, ...] = (
+    _make("i1", np.bool_, "bool", 1),
+    _make("i8", np.int8, "int", 8),
+    _make("i16", np.int16, "int", 16),
+    _make("i32", np.int32, "int", 32),
+    _make("i64", np.int64, "int", 64),
+    _make("ui8", np.uint8, "uint", 8),
+    _make("ui16", np.uint16, "uint", 16),
+    _make("ui32", np.uint32, "uint", 32),
+    _make("ui64", np.uint64, "uint", 64),
+    _make("f16", np.float16, "float", 16),
+    _make("bf16", ml_dtypes.bfloat16, "float", 16),
+    _make("f32", np.float32, "float", 32),
+    _make("f64", np.float64, "float", 64),
+)
+# `index` exists inside programs only; it is 64-bit on every host weir targets.
+INDEX = _make("index", np.int64, "int", 64)
+
+BY_NAME: dict[str, ElementType] = {t.name: t for t in (*VALUE_TYPES, INDEX)}
+# Reverse lookup; `index` is deliberately absent so int64 arrays map to i64.
+BY_DTYPE: dict[np.dtype, ElementType] = {t.dtype: t for t in VALUE_TYPES}
