@@ -8,8 +8,6 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from xdsl.dialects.builtin import ModuleOp
-
 from weir.compiler.options import BACKEND_ALIASES, CompilerOptions, Phase
 from weir.compiler.pipeline import run_phases
 from weir.compiler.state import CompilationState
@@ -18,6 +16,7 @@ from weir.dialects import vm
 from weir.errors import UsageError
 from weir.format.module_file import serialize
 from weir.ir import parse_module, print_module
+from weir.ir.upstream import ModuleOp
 
 
 def _module_name(module: ModuleOp, filename: str) -> str:

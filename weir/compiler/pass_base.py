@@ -5,9 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ModuleOp
-
 from weir.compiler.state import CompilationState
+from weir.ir.upstream import ModuleOp
 
 
 class Pass(ABC):

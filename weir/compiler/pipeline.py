@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
-
 from weir.compiler.abi import pipeline as abi_pipeline
 from weir.compiler.flow import pipeline as flow_pipeline
 from weir.compiler.hal import pipeline as hal_pipeline
@@ -17,6 +15,7 @@ from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.stream import pipeline as stream_pipeline
 from weir.compiler.vm import pipeline as vm_pipeline
+from weir.ir.upstream import ModuleOp
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import io
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.printer import Printer
 
 from weir.ir.constants import ConstantStore, constants_of
@@ -51,4 +51,11 @@ def print_module(module: Operation, *, constants: ConstantStore | None = None, l
     stream.write("\n")
     store = constants if constants is not None else (constants_of(module) if isinstance(module, ModuleOp) else ConstantStore())
     stream.write(_resource_section(printer, store))
+    return stream.getvalue()
+
+
+def attribute_text(attr: Attribute) -> str:
+    """MLIR spelling of one type or attribute (for reflection strings and messages)."""
+    stream = io.StringIO()
+    WeirPrinter(stream=stream).print_attribute(attr)
     return stream.getvalue()

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, IntegerAttr, TensorType
-from xdsl.ir import Attribute
+from weir.ir.upstream import (
+    ArrayAttr,
+    Attribute,
+    DictionaryAttr,
+    DYNAMIC_INDEX,
+    IntegerAttr,
+    TensorType,
+)
 
 
 def is_tensor(t: Attribute) -> bool:
@@ -22,13 +28,3 @@ def abi_output_index(arg_attrs: ArrayAttr[DictionaryAttr] | None, arg: int) -> i
     if isinstance(value, IntegerAttr):
         return value.value.data
     return None
-
-
-def type_text(t: Attribute) -> str:
-    """MLIR spelling of a type for reflection strings."""
-    from xdsl.printer import Printer
-    import io
-
-    stream = io.StringIO()
-    Printer(stream=stream).print_attribute(t)
-    return stream.getvalue()

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
-
 from weir.compiler.state import CompilationState
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import func, ModuleOp, TensorType
 
 
 def verify_abi(module: ModuleOp, state: CompilationState) -> None:

@@ -4,30 +4,33 @@ that later inlining folds back, as IREE's ABI wrapping does, so internal calls k
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects import func
-from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import (
+from weir.compiler.abi.types import abi_output_index, dynamic_dim_indices, is_tensor
+from weir.compiler.pass_base import Pass
+from weir.compiler.state import CompilationState
+from weir.dialects import hal
+from weir.ir.printer import attribute_text
+from weir.ir.upstream import (
+    Attribute,
+    Block,
+    Builder,
+    ConstantOp,
+    DimOp,
+    func,
     IndexType,
+    InsertPoint,
     IntegerAttr,
     ModuleOp,
+    Region,
+    SSAValue,
     StringAttr,
     TensorType,
     UnitAttr,
 )
-from xdsl.dialects.tensor import DimOp
-from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.rewriter import InsertPoint
-
-from weir.compiler.abi.types import abi_output_index, dynamic_dim_indices, is_tensor, type_text
-from weir.compiler.pass_base import Pass
-from weir.compiler.state import CompilationState
-from weir.dialects import hal
 
 
 def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[Attribute]) -> str:
-    args = ", ".join(f"%input{i}: {type_text(t)}" for i, t in enumerate(inputs))
-    results = ", ".join(f"%output{i}: {type_text(t)}" for i, t in enumerate(outputs))
+    args = ", ".join(f"%input{i}: {attribute_text(t)}" for i, t in enumerate(inputs))
+    results = ", ".join(f"%output{i}: {attribute_text(t)}" for i, t in enumerate(outputs))
     return f"{kind} func @{name}({args}) -> ({results})"
 
 

@@ -4,19 +4,24 @@ imported back, so another module (compiled or written in Python) sees only buffe
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, TensorType
-from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.tensor import DimOp
-from xdsl.ir import SSAValue
-from xdsl.rewriter import InsertPoint
-
 from weir.compiler.abi.types import dynamic_dim_indices, is_tensor
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import hal
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import (
+    Builder,
+    ConstantOp,
+    DimOp,
+    func,
+    IndexType,
+    InsertPoint,
+    IntegerAttr,
+    ModuleOp,
+    SSAValue,
+    StringAttr,
+    TensorType,
+)
 
 
 class WrapImports(Pass):

@@ -3,19 +3,24 @@ form that dispatch formation can fuse and targets can lower."""
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects.linalg import attrs as linalg_attrs
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, TensorType
-from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, Operation, Region
-from xdsl.ir.affine import AffineMap
-from xdsl.rewriter import InsertPoint
-
 from weir.compiler.flow.shapes import dynamic_dims
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
+from weir.ir.upstream import (
+    AffineMap,
+    AffineMapAttr,
+    Block,
+    Builder,
+    EmptyOp,
+    InsertPoint,
+    linalg,
+    linalg_attrs,
+    ModuleOp,
+    Operation,
+    Region,
+    TensorType,
+)
 
 
 def _is_tensor_elementwise(op: Operation) -> bool:

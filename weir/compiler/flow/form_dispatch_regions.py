@@ -5,21 +5,27 @@ as one dispatch that reads its inputs once and writes its result once."""
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects import func
-from xdsl.dialects.linalg import attrs as linalg_attrs
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
-from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
-from xdsl.rewriter import InsertPoint
-
 from weir.compiler.flow.shapes import dynamic_dims
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import flow
+from weir.ir.upstream import (
+    AffineMap,
+    Block,
+    Builder,
+    ConstantOp,
+    DenseIntOrFPElementsAttr,
+    EmptyOp,
+    func,
+    InsertPoint,
+    linalg,
+    linalg_attrs,
+    ModuleOp,
+    Operation,
+    Region,
+    SSAValue,
+    TensorType,
+)
 
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,

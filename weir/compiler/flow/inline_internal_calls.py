@@ -4,13 +4,10 @@ reported at the call."""
 
 from __future__ import annotations
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
-
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import func, ModuleOp, SSAValue
 
 _MAX_DEPTH = 64
 

@@ -5,25 +5,27 @@ dynamic dimensions of each tensor argument and result."""
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    SymbolRefAttr,
-    TensorType,
-)
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
-
 from weir.compiler.flow.shapes import dynamic_dims
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import flow
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import (
+    ArrayAttr,
+    Block,
+    Builder,
+    func,
+    IndexType,
+    InsertPoint,
+    IntegerAttr,
+    ModuleOp,
+    Operation,
+    Region,
+    SSAValue,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
 
 
 def _captured(region_op: flow.DispatchRegionOp) -> list[SSAValue]:

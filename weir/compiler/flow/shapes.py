@@ -3,15 +3,21 @@ shapes to dispatches without re-deriving them from the runtime."""
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
-from xdsl.dialects.tensor import DimOp, EmptyOp
-from xdsl.ir import OpResult, SSAValue
-from xdsl.rewriter import InsertPoint
-
 from weir.dialects import flow, hal
+from weir.ir.upstream import (
+    Builder,
+    ConstantOp,
+    DimOp,
+    DYNAMIC_INDEX,
+    EmptyOp,
+    IndexType,
+    InsertPoint,
+    IntegerAttr,
+    linalg,
+    OpResult,
+    SSAValue,
+    TensorType,
+)
 
 
 def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:

@@ -5,21 +5,6 @@ awaits become fence waits. The host code now says exactly what the runtime will 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.builder import Builder
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    SymbolRefAttr,
-    TensorType,
-)
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.rewriter import InsertPoint
 
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
@@ -28,6 +13,24 @@ from weir.dialects import hal, stream
 from weir.format.element_types import BY_NAME
 from weir.ir import ConstantStore, constants_of
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import (
+    arith,
+    ArrayAttr,
+    Block,
+    Builder,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    func,
+    IndexType,
+    InsertPoint,
+    IntegerAttr,
+    ModuleOp,
+    Operation,
+    SSAValue,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
 
 # hal.fence.await's timeout meaning "the runtime's default deadline" (never forever).
 DEFAULT_TIMEOUT = -1

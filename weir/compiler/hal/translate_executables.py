@@ -5,14 +5,11 @@ device can load."""
 
 from __future__ import annotations
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Region
-
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.registry import get_target
 from weir.dialects import hal, stream
+from weir.ir.upstream import ArrayAttr, Block, func, ModuleOp, Region, StringAttr
 
 
 class TranslateExecutables(Pass):

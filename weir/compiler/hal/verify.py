@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp
-
 from weir.compiler.state import CompilationState
 from weir.dialects import hal, stream
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import ModuleOp
 
 
 def verify_hal(module: ModuleOp, state: CompilationState) -> None:

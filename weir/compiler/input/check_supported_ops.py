@@ -3,12 +3,11 @@ later phase (where it would fail far from the user's source) or, worse, the runt
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp
-
 from weir.compiler.input.supported_ops import is_supported
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import ModuleOp
 
 
 class CheckSupportedOps(Pass):

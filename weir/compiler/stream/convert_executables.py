@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp
-
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import flow, stream
+from weir.ir.upstream import ModuleOp
 
 
 class ConvertExecutables(Pass):

@@ -7,26 +7,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-)
-from xdsl.dialects.tensor import DimOp, EmptyOp
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
-
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import flow, hal, stream
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import (
+    arith,
+    ArrayAttr,
+    Block,
+    Builder,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    DimOp,
+    EmptyOp,
+    func,
+    IndexType,
+    InsertPoint,
+    IntegerAttr,
+    ModuleOp,
+    Operation,
+    Region,
+    SSAValue,
+    StringAttr,
+    TensorType,
+)
 
 
 @dataclass

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import (
+from weir.ir.diagnostics import error_at
+from weir.ir.upstream import (
+    Attribute,
     BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
     IntegerType,
+    Operation,
 )
-from xdsl.ir import Attribute, Operation
-
-from weir.ir.diagnostics import error_at
 
 
 def dtype_name(t: Attribute, where: Operation) -> str:

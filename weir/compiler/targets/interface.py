@@ -6,9 +6,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from xdsl.dialects import func
-
 from weir.compiler.state import CompilationState
+from weir.ir.upstream import func
 
 
 class Target(ABC):

@@ -4,30 +4,34 @@ module initializer and kept in globals, constants become rodata."""
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    FunctionType,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    StringAttr,
-    SymbolRefAttr,
-)
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
-
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
 from weir.dialects import hal, vm
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import (
+    arith,
+    ArrayAttr,
+    Attribute,
+    Block,
+    Builder,
+    DictionaryAttr,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    func,
+    FunctionType,
+    IndexType,
+    InsertPoint,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Operation,
+    Region,
+    SSAValue,
+    StringAttr,
+    SymbolRefAttr,
+)
 
 INITIALIZER = "__init"
 

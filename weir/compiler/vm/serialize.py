@@ -4,15 +4,13 @@ instruction set, so this is bookkeeping, not translation."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr
-from xdsl.ir import Block, SSAValue
-
 from weir.compiler.state import CompilationState
 from weir.compiler.vm.convert_to_vm import INITIALIZER, cconv
 from weir.dialects import hal, vm
 from weir.format import image as img
 from weir.format import vm_isa as isa
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import Block, FloatAttr, IntegerAttr, SSAValue, StringAttr
 
 
 def build_image(module: vm.ModuleOp, state: CompilationState) -> img.ModuleImage:

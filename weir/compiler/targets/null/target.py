@@ -3,10 +3,9 @@ accepts, so a module compiled for it fails clearly at load time rather than runn
 
 from __future__ import annotations
 
-from xdsl.dialects import func
-
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.interface import Target
+from weir.ir.upstream import func
 
 
 class NullTarget(Target):

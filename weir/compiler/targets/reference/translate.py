@@ -4,24 +4,27 @@ the op, so the runtime never meets an op it cannot run."""
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, func
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-
-    IntegerAttr,
-    TensorType,
-)
-from xdsl.dialects.tensor import EmptyOp
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
-
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at
+from weir.ir.upstream import (
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineMap,
+    arith,
+    ArrayAttr,
+    Block,
+    DenseIntOrFPElementsAttr,
+    EmptyOp,
+    FloatAttr,
+    func,
+    IntegerAttr,
+    linalg,
+    Operation,
+    SSAValue,
+    TensorType,
+)
 
 CMPF_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge",
                    "ult", "ule", "une", "uno", "true")

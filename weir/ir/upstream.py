@@ -1,0 +1,97 @@
+"""The xDSL surface the compiler builds on, re-exported from one place (DESIGN.md §3): passes
+import IR classes, dialect modules and the builder from here, so an xDSL upgrade is one
+deliberate change inside `weir/ir` and a name xDSL moves or deprecates is fixed once."""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import (
+    arith,
+    func,
+)
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    BFloat16Type,
+    DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.dialects.linalg import (
+    attrs as linalg_attrs,
+    ops as linalg,
+)
+from xdsl.dialects.tensor import (
+    DimOp,
+    EmptyOp,
+)
+from xdsl.ir import (
+    Attribute,
+    Block,
+    OpResult,
+    Operation,
+    Region,
+    SSAValue,
+)
+from xdsl.ir.affine import (
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineMap,
+)
+from xdsl.rewriter import InsertPoint
+
+__all__ = [
+    "AffineConstantExpr",
+    "AffineDimExpr",
+    "AffineMap",
+    "AffineMapAttr",
+    "arith",
+    "ArrayAttr",
+    "Attribute",
+    "BFloat16Type",
+    "Block",
+    "Builder",
+    "ConstantOp",
+    "DenseIntOrFPElementsAttr",
+    "DenseResourceAttr",
+    "DictionaryAttr",
+    "DimOp",
+    "DYNAMIC_INDEX",
+    "EmptyOp",
+    "Float16Type",
+    "Float32Type",
+    "Float64Type",
+    "FloatAttr",
+    "func",
+    "FunctionType",
+    "IndexType",
+    "InsertPoint",
+    "IntegerAttr",
+    "IntegerType",
+    "linalg",
+    "linalg_attrs",
+    "ModuleOp",
+    "Operation",
+    "OpResult",
+    "Region",
+    "SSAValue",
+    "StringAttr",
+    "SymbolRefAttr",
+    "TensorType",
+    "UnitAttr",
+]
