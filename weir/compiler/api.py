@@ -8,9 +8,10 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from weir.compiler.options import BACKEND_ALIASES, CompilerOptions, Phase
+from weir.compiler.options import CompilerOptions, Phase
 from weir.compiler.pipeline import run_phases
 from weir.compiler.state import CompilationState
+from weir.compiler.targets.registry import canonical_target_name
 from weir.compiler.vm.serialize import build_image
 from weir.dialects import vm
 from weir.errors import UsageError
@@ -28,12 +29,7 @@ def _module_name(module: ModuleOp, filename: str) -> str:
 
 
 def _normalise(options: CompilerOptions) -> CompilerOptions:
-    backends = []
-    for b in options.target_backends:
-        if b not in BACKEND_ALIASES:
-            known = ", ".join(sorted(BACKEND_ALIASES))
-            raise UsageError(f"unknown target backend '{b}' (available: {known})")
-        backends.append(BACKEND_ALIASES[b])
+    backends = [canonical_target_name(b) for b in options.target_backends]
     if not backends:
         raise UsageError("no target backend given (use --iree-hal-target-backends=vmvx)")
     if options.execution_model == "async-external":

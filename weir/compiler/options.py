@@ -12,9 +12,6 @@ PHASES: tuple[Phase, ...] = ("input", "abi", "flow", "stream", "hal", "vm")
 ExecutionModel = Literal["async-internal", "async-external"]
 EXECUTION_MODELS: tuple[ExecutionModel, ...] = ("async-internal", "async-external")
 
-# IREE's names for the reference target; `vmvx` keeps the seeds' command lines working.
-BACKEND_ALIASES: dict[str, str] = {"vmvx": "reference", "reference": "reference"}
-
 
 @dataclass(frozen=True)
 class TargetDevice:

@@ -1,4 +1,5 @@
-"""Targets by backend name (`--iree-hal-target-backends=NAME`)."""
+"""Targets by backend name (`--iree-hal-target-backends=NAME`), and the aliases IREE users type
+(`vmvx` is weir's `reference`, so the seeds' command lines work)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,17 @@ _TARGETS: dict[str, type[Target]] = {
     ReferenceTarget.name: ReferenceTarget,
     NullTarget.name: NullTarget,
 }
+_ALIASES: dict[str, str] = {"vmvx": ReferenceTarget.name}
+
+
+def canonical_target_name(name: str) -> str:
+    """The registered name `name` stands for; raises UsageError listing what is available."""
+    canonical = _ALIASES.get(name, name)
+    if canonical not in _TARGETS:
+        known = ", ".join(sorted([*_TARGETS, *_ALIASES]))
+        raise UsageError(f"unknown target backend '{name}' (available: {known})")
+    return canonical
 
 
 def get_target(name: str) -> Target:
-    try:
-        return _TARGETS[name]()
-    except KeyError:
-        known = ", ".join(sorted(_TARGETS))
-        raise UsageError(f"unknown target backend '{name}' (available: {known})") from None
-
-
-def target_names() -> tuple[str, ...]:
-    return tuple(sorted(_TARGETS))
+    return _TARGETS[canonical_target_name(name)]()
