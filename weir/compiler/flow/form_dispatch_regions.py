@@ -104,14 +104,8 @@ class FormDispatchRegions(Pass):
     def _make_region(self, root: Operation, moved: list[Operation], block: Block) -> None:
         body = Block()
         mapping: dict[SSAValue, SSAValue] = {}
-        moved_set = set(moved)
         for op in moved:
-            for operand in op.operands:
-                producer = operand.owner
-                if isinstance(producer, Operation) and producer not in moved_set and \
-                        producer.parent_block() is block and _is_cloneable(producer) and \
-                        operand not in mapping:
-                    self._clone_with_operands(producer, body, mapping, moved_set, block)
+            self._clone_cheap_producers(op, body, mapping, block)
             body.add_op(op.clone(mapping))
         results = list(root.results)
         body.add_op(flow.ReturnOp.build(operands=[mapping[r] for r in results]))
@@ -127,12 +121,13 @@ class FormDispatchRegions(Pass):
             op.detach()
             op.erase()
 
-    def _clone_with_operands(self, op: Operation, body: Block, mapping: dict[SSAValue, SSAValue],
-                             moved: set[Operation], block: Block) -> None:
-        """Clones a cheap producer (and its own cheap producers) into the region body."""
+    def _clone_cheap_producers(self, op: Operation, body: Block,
+                               mapping: dict[SSAValue, SSAValue], block: Block) -> None:
+        """Clones the cheap producers of `op`'s operands (and theirs) into the region body, so
+        the region reads them from registers instead of capturing them from the host."""
         for operand in op.operands:
             producer = operand.owner
             if isinstance(producer, Operation) and producer.parent_block() is block and \
                     _is_cloneable(producer) and operand not in mapping:
-                self._clone_with_operands(producer, body, mapping, moved, block)
-        body.add_op(op.clone(mapping))
+                self._clone_cheap_producers(producer, body, mapping, block)
+                body.add_op(producer.clone(mapping))

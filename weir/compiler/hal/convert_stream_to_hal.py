@@ -4,6 +4,9 @@ awaits become fence waits. The host code now says exactly what the runtime will 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from weir.compiler.pass_base import Pass
@@ -98,12 +101,13 @@ class _FunctionLowering:
     def run(self) -> None:
         for op in list(self.block.ops):
             b = Builder(InsertPoint.before(op))
-            handler = getattr(self, "_" + op.name.replace(".", "_"), None)
-            if op.name.startswith("stream.") and handler is None:
-                raise error_at(op, f"'{op.name}' has no lowering to the HAL")
-            if handler is not None:
-                handler(op, b)
-                self.dead.append(op)
+            handler = _HANDLERS.get(type(op))
+            if handler is None:
+                if op.name.startswith("stream."):
+                    raise error_at(op, f"'{op.name}' has no lowering to the HAL")
+                continue
+            handler(self, op, b)
+            self.dead.append(op)
         for op in reversed(self.dead):
             op.detach()
             op.erase()
@@ -212,3 +216,17 @@ class _FunctionLowering:
             result_types=[hal.BufferViewType()],
             properties={"element_type": op.encoding.element_type}))
         op.result.replace_all_uses_with(view.result)
+
+
+# Which lowering handles which stream op (ops not listed pass through unchanged).
+_HANDLERS: dict[type[Operation], Callable[[_FunctionLowering, Any, Builder], None]] = {
+    stream.TensorImportOp: _FunctionLowering._stream_tensor_import,
+    stream.TensorSizeOfOp: _FunctionLowering._stream_tensor_sizeof,
+    stream.ResourceAllocaOp: _FunctionLowering._stream_resource_alloca,
+    stream.ResourceConstantOp: _FunctionLowering._stream_resource_constant,
+    stream.TimepointJoinOp: _FunctionLowering._stream_timepoint_join,
+    stream.TimepointImmediateOp: _FunctionLowering._stream_timepoint_immediate,
+    stream.TimepointAwaitOp: _FunctionLowering._stream_timepoint_await,
+    stream.CmdExecuteOp: _FunctionLowering._stream_cmd_execute,
+    stream.TensorExportOp: _FunctionLowering._stream_tensor_export,
+}
