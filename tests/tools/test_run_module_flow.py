@@ -1,5 +1,5 @@
 """weir-run-module end to end over a stand-in for `weir.runtime.api` (the flags, EXEC line,
-result printing, --output, --expected_output and the coarse-fences protocol), so the tool's
+result printing, --output and --expected_output), so the tool's
 behaviour is pinned independently of the runtime it drives."""
 
 from __future__ import annotations
@@ -14,22 +14,6 @@ import pytest
 from weir.errors import InputError
 from weir.format.image import Signature
 from weir.tools.run_module import main
-
-
-@dataclass
-class FakeFence:
-    signalled: bool = False
-
-    @staticmethod
-    def create() -> FakeFence:
-        return FakeFence()
-
-    def signal(self) -> None:
-        self.signalled = True
-
-    def wait(self) -> bool:
-        assert self.signalled, "the tool waited on a fence nobody signalled"
-        return True
 
 
 @dataclass
@@ -76,7 +60,6 @@ def make_api(functions: dict[str, FakeFunction], created: list[str] | None = Non
 
     api.Instance = Instance  # type: ignore[attr-defined]
     api.Context = FakeContext  # type: ignore[attr-defined]
-    api.Fence = FakeFence  # type: ignore[attr-defined]
     api.load_module_file = lambda path: FakeModule("module", functions)  # type: ignore[attr-defined]
     api.load_module_bytes = lambda data: FakeModule("module", functions)  # type: ignore[attr-defined]
     return api
@@ -159,21 +142,6 @@ def test_scalars_are_typed_by_the_signature(capsys) -> None:  # type: ignore[no-
     assert code == 0
     assert seen == [5, float(np.float32(0.1))]
     assert out == "EXEC @f\nresult[0]: i32=12\nresult[1]: f32=2.5\n"
-
-
-def test_coarse_fences_protocol(capsys) -> None:  # type: ignore[no-untyped-def]
-    calls: list[tuple[object, ...]] = []
-
-    def body(x: np.ndarray, wait: FakeFence, signal: FakeFence) -> np.ndarray:
-        assert wait.signalled and not signal.signalled
-        calls.append((x, wait, signal))
-        signal.signal()  # the "scheduled work" completes
-        return x * 2
-    functions = {"run": FakeFunction(Signature.parse("0rrr_r"), body,
-                                     "coarse-fences")}
-    code, out, _ = run(capsys, ["--module=m.wvm", "--input=2xi32=3"], functions)
-    assert code == 0 and len(calls) == 1
-    assert out == "EXEC @run\nresult[0]: hal.buffer_view\n2xi32=6 6\n"
 
 
 def test_output_files_and_max_element_count(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]

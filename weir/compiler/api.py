@@ -32,9 +32,6 @@ def _normalise(options: CompilerOptions) -> CompilerOptions:
     backends = [canonical_target_name(b) for b in options.target_backends]
     if not backends:
         raise UsageError("no target backend given (use --iree-hal-target-backends=vmvx)")
-    if options.execution_model == "async-external":
-        raise UsageError("--iree-execution-model=async-external is not implemented yet; use "
-                         "async-internal")
     return replace(options, target_backends=tuple(dict.fromkeys(backends)))
 
 

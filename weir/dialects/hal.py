@@ -24,8 +24,10 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
     operand_def,
 )
+from xdsl.utils.exceptions import VerifyException
 from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolOpInterface
 
 from weir.ir.hal_attrs import HAL_ATTRIBUTES
@@ -66,26 +68,62 @@ class ExecutableType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_op_definition
 class TensorImportOp(IRDLOperation):
-    """A buffer view entering the program as a tensor; `name` is used in shape/type errors."""
+    """A buffer view entering the program as a tensor; `name` is used in shape/type errors.
+    With `wait`, the contents are valid only once that fence is reached (coarse-fences ABI)."""
 
     name = "hal.tensor.import"
     source = operand_def(BufferViewType)
     target_dims = var_operand_def(IndexType)
+    wait = opt_operand_def(FenceType)
     result = result_def(TensorType)
     arg_name = prop_def(StringAttr, prop_name="name")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
 
 @irdl_op_definition
 class TensorExportOp(IRDLOperation):
-    """A tensor leaving the program as a buffer view; with `storage`, written into that view."""
+    """A tensor leaving the program as a buffer view. The view may be handed out before its
+    contents are ready only when a `hal.tensor.barrier` reports their readiness to a fence."""
 
     name = "hal.tensor.export"
     source = operand_def(TensorType)
     source_dims = var_operand_def(IndexType)
-    storage = opt_operand_def(BufferViewType)
     result = result_def(BufferViewType)
     arg_name = prop_def(StringAttr, prop_name="name")
+
+
+@irdl_op_definition
+class TensorAliasOp(IRDLOperation):
+    """The tensor's contents placed in a caller-provided buffer view (`iree.abi.output`): the
+    result is the same value, now living in `storage`."""
+
+    name = "hal.tensor.alias"
+    source = operand_def(TensorType)
+    source_dims = var_operand_def(IndexType)
+    storage = operand_def(BufferViewType)
+    result = result_def(TensorType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        if self.source.type != self.result.type:
+            raise VerifyException("hal.tensor.alias must not change the tensor type")
+
+
+@irdl_op_definition
+class TensorBarrierOp(IRDLOperation):
+    """Signals `signal` once every source tensor is ready; the results are the same tensors.
+    This is how the coarse-fences ABI tells a caller (or a callee) when contents are valid
+    without the host waiting for them."""
+
+    name = "hal.tensor.barrier"
+    sources = var_operand_def(TensorType)
+    signal = operand_def(FenceType)
+    results_ = var_result_def(TensorType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        if [v.type for v in self.sources] != [r.type for r in self.results_]:
+            raise VerifyException("hal.tensor.barrier results must match its sources")
 
 
 # --- executables -----------------------------------------------------------------------------
@@ -238,6 +276,11 @@ class FenceJoinOp(IRDLOperation):
     result = result_def(FenceType)
 
 
+# hal.fence.await's timeout meaning "the runtime's default deadline" (interruptible, never a
+# silent forever).
+DEFAULT_TIMEOUT_MS = -1
+
+
 @irdl_op_definition
 class FenceAwaitOp(IRDLOperation):
     name = "hal.fence.await"
@@ -257,10 +300,22 @@ class QueueExecuteOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
 
+@irdl_op_definition
+class QueueBarrierOp(IRDLOperation):
+    """Signals `signal` once `wait` is reached, without work: how a timepoint is chained onto a
+    fence someone else (the caller, a custom module) waits on."""
+
+    name = "hal.device.queue.barrier"
+    device = operand_def(DeviceType)
+    wait = opt_operand_def(FenceType)
+    signal = operand_def(FenceType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
 HAL = Dialect(
     "hal",
     [
-        TensorImportOp, TensorExportOp, ExecutableOp, ExecutableBinaryOp, DeviceGetOp,
+        TensorImportOp, TensorExportOp, TensorAliasOp, TensorBarrierOp, QueueBarrierOp, ExecutableOp, ExecutableBinaryOp, DeviceGetOp,
         ExecutableLookupOp, BufferViewAssertOp, BufferViewBufferOp, BufferViewDimOp,
         BufferViewCreateOp, AllocatorAllocateOp, AllocatorImportRodataOp, CommandBufferCreateOp,
         CommandBufferDispatchOp, CommandBufferCopyOp, CommandBufferBarrierOp,

@@ -33,7 +33,7 @@ from xdsl.irdl import (
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from weir.dialects.hal import BufferViewType
+from weir.dialects.hal import BufferViewType, FenceType
 
 # `external` resources cross the ABI (arguments, results); `transient` ones live only inside an
 # invocation; `constant` ones are read-only data of the module file.
@@ -192,6 +192,25 @@ class TimepointImmediateOp(IRDLOperation):
 
 
 @irdl_op_definition
+class TimepointImportOp(IRDLOperation):
+    """A fence from outside (the caller's wait fence, a coarse-fences callee's signal fence) as a
+    timepoint work can be ordered after."""
+
+    name = "stream.timepoint.import"
+    fence = operand_def(FenceType)
+    result = result_def(TimepointType)
+
+
+@irdl_op_definition
+class TimepointChainExternalOp(IRDLOperation):
+    """Signals an outside fence when `timepoint` is reached, without the host waiting."""
+
+    name = "stream.timepoint.chain_external"
+    timepoint = operand_def(TimepointType)
+    fence = operand_def(FenceType)
+
+
+@irdl_op_definition
 class YieldOp(IRDLOperation):
     name = "stream.yield"
     traits = traits_def(IsTerminator())
@@ -202,7 +221,8 @@ STREAM = Dialect(
     [
         ExecutableOp, ExecutableExportOp, TensorImportOp, TensorExportOp, TensorSizeOfOp,
         ResourceAllocaOp, ResourceConstantOp, CmdExecuteOp, CmdDispatchOp, CmdCopyOp,
-        CmdBarrierOp, TimepointAwaitOp, TimepointJoinOp, TimepointImmediateOp, YieldOp,
+        CmdBarrierOp, TimepointAwaitOp, TimepointJoinOp, TimepointImmediateOp, TimepointImportOp,
+        TimepointChainExternalOp, YieldOp,
     ],
     [ResourceType, TimepointType],
 )

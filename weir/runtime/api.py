@@ -27,6 +27,7 @@ from weir.format.module_file import deserialize, load_file
 from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.fence import Fence
+from weir.runtime.hal.semaphore import Semaphore
 from weir.runtime.vm.bytecode_module import BytecodeModule
 from weir.runtime.vm.context import Context as _VMContext
 from weir.runtime.vm.instance import Instance
@@ -34,7 +35,7 @@ from weir.runtime.vm.module import ExportInfo, VMCallable
 from weir.runtime.vm.native_module import CallerInfo, NativeModule, export
 
 __all__ = ["BufferView", "BytecodeModule", "CallerInfo", "Context", "Device", "Fence", "Function",
-           "Instance", "NativeModule", "export", "load_module_bytes", "load_module_file"]
+           "Instance", "NativeModule", "Semaphore", "export", "load_module_bytes", "load_module_file"]
 
 
 def load_module_file(path: str | Path) -> BytecodeModule:
@@ -77,19 +78,37 @@ class Function:
     def invoke_views(self, args: Sequence[Any]) -> tuple[Any, ...]:
         """Calls with VM values (BufferViews, ints, floats, refs); returns the results as a tuple.
         For coarse-fences functions, fences are supplied and awaited here."""
-        short = self.name.split(".", 1)[-1]
+        self._check_arity(args)
+        if self.model != "coarse-fences":
+            return self._invoke(list(args))
+        signal = Fence.create()
+        results = self._invoke([*args, Fence(), signal])
+        signal.wait(None)
+        return results
+
+    def invoke_async(self, args: Sequence[Any], wait: Fence, signal: Fence) -> tuple[Any, ...]:
+        """Calls a coarse-fences function with the caller's fences and returns as soon as its
+        work is scheduled. The results' contents are valid once `signal` is reached; a failure
+        anywhere in the work fails `signal` with the original message (`signal.wait` raises)."""
+        if self.model != "coarse-fences":
+            raise InputError(f"function '{self.name}' uses the synchronous ABI; call it "
+                             "without fences (compile with --iree-execution-model=async-external "
+                             "to get a coarse-fences function)")
+        for what, fence in (("wait", wait), ("signal", signal)):
+            if not isinstance(fence, Fence):
+                raise InputError(f"function '{self.name}': the {what} fence must be a Fence, "
+                                 f"got {type(fence).__name__}")
+        self._check_arity(args)
+        return self._invoke([*args, wait, signal])
+
+    def _check_arity(self, args: Sequence[Any]) -> None:
         if len(args) != self.num_user_args:
-            raise InputError(f"function '{short}' expects {self.num_user_args} argument(s), "
-                             f"got {len(args)}")
-        call_args = list(args)
-        signal: Fence | None = None
-        if self.model == "coarse-fences":
-            signal = Fence.create()
-            call_args += [Fence(), signal]
+            raise InputError(f"function '{self.name.split('.', 1)[-1]}' expects "
+                             f"{self.num_user_args} argument(s), got {len(args)}")
+
+    def _invoke(self, call_args: list[Any]) -> tuple[Any, ...]:
         try:
             result = self._call(*call_args)
-            if signal is not None:
-                signal.wait(None)
         except WeirError:
             raise
         except RecursionError as e:
@@ -106,9 +125,7 @@ class Function:
     def __call__(self, *args: Any) -> Any:
         """numpy arrays / Python scalars in; numpy arrays (copies) / scalars out. One result is
         returned as is, several as a tuple, none as None."""
-        if len(args) != self.num_user_args:
-            raise InputError(f"function '{self.name.split('.', 1)[-1]}' expects "
-                             f"{self.num_user_args} argument(s), got {len(args)}")
+        self._check_arity(args)
         allocator = self.context.devices[0].allocator if self.context.devices else None
         views = [self._to_vm(a, t, allocator) for a, t in zip(args, self.signature.args)]
         results = tuple(r.to_numpy().copy() if isinstance(r, BufferView) else r

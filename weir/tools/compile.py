@@ -12,19 +12,33 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from weir.compiler.api import compile_string, compile_to_phase, write_atomically
-from weir.compiler.options import EXECUTION_MODELS, PHASES, CompilerOptions
+from weir.compiler.options import EXECUTION_MODELS, PHASES, CompilerOptions, ExecutionModel
 from weir.errors import UsageError
 from weir.tools.cli import run_tool
 from weir.tools.io.flags import Flag, FlagParser, ParsedFlags
 
 TOOL = "weir-compile"
 
+EXECUTION_MODEL_FLAG = Flag(
+    "iree-execution-model", "string", "async-internal (default: functions wait for their own "
+    "work) or async-external (every export takes a wait and a signal fence).",
+    default="async-internal", metavar="MODEL")
+
+
+def execution_model_from_flags(flags: ParsedFlags) -> ExecutionModel:
+    model = flags.string("iree-execution-model") or "async-internal"
+    for known in EXECUTION_MODELS:
+        if model == known:
+            return known
+    raise UsageError(f"--iree-execution-model: '{model}' is not one of "
+                     f"{', '.join(EXECUTION_MODELS)}")
+
+
 PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("o", "string", "Output file ('-' for stdout).", metavar="FILE"),
     Flag("iree-hal-target-backends", "string", "Target backend(s), comma separated: vmvx "
          "(alias of reference), reference.", repeated=True, metavar="NAMES"),
-    Flag("iree-execution-model", "string", "async-internal (default) or async-external.",
-         default="async-internal", metavar="MODEL"),
+    EXECUTION_MODEL_FLAG,
     Flag("compile-to", "string", f"Stop after this phase and print its IR: {', '.join(PHASES)}.",
          metavar="PHASE"),
     Flag("dump-compilation-phases-to", "string", "Write the IR after every phase into DIR.",
@@ -36,17 +50,14 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
     backends: list[str] = []
     for value in flags.strings("iree-hal-target-backends"):
         backends.extend(b.strip() for b in value.split(",") if b.strip())
-    model = flags.string("iree-execution-model") or "async-internal"
-    if model not in EXECUTION_MODELS:
-        raise UsageError(f"--iree-execution-model: '{model}' is not one of "
-                         f"{', '.join(EXECUTION_MODELS)}")
+    model = execution_model_from_flags(flags)
     phase = flags.string("compile-to")
     if phase is not None and phase not in PHASES:
         raise UsageError(f"--compile-to: '{phase}' is not a phase (phases: {', '.join(PHASES)})")
     dump = flags.string("dump-compilation-phases-to")
     return CompilerOptions(
         target_backends=tuple(backends) or ("reference",),
-        execution_model=model,  # type: ignore[arg-type]
+        execution_model=model,
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
     )

@@ -13,12 +13,14 @@ from weir.compiler.registry import PASSES
 from weir.compiler.state import CompilationState
 from weir.ir import parse_module, print_module
 from weir.tools.cli import run_tool
+from weir.tools.compile import EXECUTION_MODEL_FLAG, execution_model_from_flags
 from weir.tools.io.flags import Flag, FlagParser
 
 TOOL = "weir-opt"
 
 PARSER = FlagParser(TOOL, "[--PASS ...] INPUT.mlir (or - for stdin)", [
     *(Flag(name, "bool", f"Run the {name} pass.", default=False) for name in PASSES),
+    EXECUTION_MODEL_FLAG,
     Flag("split-input-file", "bool", "Treat '// -----' as separating independent inputs.",
          default=False),
 ], positionals=(1, 1), description="Runs weir compiler passes on MLIR text.")
@@ -41,7 +43,8 @@ def _body(argv: Sequence[str]) -> int:
         # Keep line numbers true to the whole file in diagnostics.
         module = parse_module("\n" * (line - 1) + chunk, filename)
         line += chunk.count("\n")
-        state = CompilationState(CompilerOptions(), filename, "module")
+        options = CompilerOptions(execution_model=execution_model_from_flags(flags))
+        state = CompilationState(options, filename, "module")
         for p in passes:
             p.run(module, state)
         outputs.append(print_module(module))

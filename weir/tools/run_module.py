@@ -35,7 +35,8 @@ DEFAULT_DEVICE = "local-sync"
 PARSER = FlagParser(TOOL, "--module=FILE [--function=NAME] [--input=VALUE ...] [flags]", [
     Flag("device", "string", f"A device to create, bound to the module's devices in order "
          f"(default: {DEFAULT_DEVICE}).", repeated=True, metavar="NAME"),
-    Flag("module", "string", "A module file to load, in dependency order; '-' reads stdin.",
+    Flag("module", "string", "A module file to load, in dependency order; '-' reads stdin; "
+         "'python:file.py:ClassName' loads a module written in Python.",
          repeated=True, metavar="FILE"),
     Flag("function", "string", "The function of the last module to run; may be omitted when it "
          "exports only one.", metavar="NAME"),
@@ -110,8 +111,14 @@ def runtime_api() -> ModuleType:
 
 
 def _load_module(api: ModuleType, spec: str) -> Any:
+    """One `--module` value: a module file, `-` (stdin), or `python:file.py:ClassName`, a
+    module written in Python (a `NativeModule` subclass, see docs/custom_modules.md)."""
     if spec == "-":
         return api.load_module_bytes(sys.stdin.buffer.read())
+    if spec.startswith("python:"):
+        from weir.runtime.vm.python_module_loader import load_python_module
+
+        return load_python_module(spec)
     return api.load_module_file(spec)
 
 
@@ -134,7 +141,9 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     sys.stdout.write(f"EXEC @{target.name}\n")
     sys.stdout.flush()
     started = time.perf_counter()
-    raw_results = invoke_and_wait(api, target.function, arguments, coarse_fences=coarse_fences)
+    # A coarse-fences function gets a reached wait fence and a fresh signal fence from
+    # `Function`, which waits on the signal fence before results are read, as IREE's tool does.
+    raw_results = target.function(*arguments)
     elapsed = time.perf_counter() - started
     results = typed_results(_as_list(raw_results, len(signature.results)), signature.results)
     exit_code = _report(request, results, signature.results)
@@ -176,21 +185,6 @@ def find_function(context: Any, modules: Sequence[Any], name: str | None) -> Tar
                         f"{', '.join(module.exports) or '(nothing)'}")
     function = context.lookup(f"{module.name}.{export_name}")
     return Target(name, export, function)
-
-
-def invoke_and_wait(api: ModuleType, function: Any, arguments: list[object], *,
-                    coarse_fences: bool) -> object:
-    """Calls `function`. A coarse-fences (async-external) function gets an already signalled
-    wait fence and a fresh signal fence as its two trailing arguments and returns as soon as its
-    work is scheduled; like IREE's tool, wait on the signal fence before reading results."""
-    if not coarse_fences:
-        return function(*arguments)
-    wait_fence = api.Fence.create()
-    wait_fence.signal()
-    signal_fence = api.Fence.create()
-    results = function(*arguments, wait_fence, signal_fence)
-    signal_fence.wait()
-    return results
 
 
 def _as_list(raw: object, result_count: int) -> list[object]:

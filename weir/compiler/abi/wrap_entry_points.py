@@ -64,6 +64,7 @@ class WrapEntryPoints(Pass):
         if async_model:
             abi_inputs += [hal.FenceType(), hal.FenceType()]
         block = Block(arg_types=abi_inputs)
+        wait, signal = (block.args[-2], block.args[-1]) if async_model else (None, None)
         b = Builder(InsertPoint.at_end(block))
         call_args: list[SSAValue] = []
         storage: dict[int, SSAValue] = {}
@@ -82,25 +83,34 @@ class WrapEntryPoints(Pass):
                 for d in dynamic_dim_indices(t)
             ]
             imported = b.insert(hal.TensorImportOp.build(
-                operands=[arg, dims], result_types=[t],
+                operands=[arg, dims, [wait] if wait is not None else []], result_types=[t],
                 properties={"name": StringAttr(f"input{i}")}))
             call_args.append(imported.result)
         call = b.insert(func.CallOp(f"_{name}", call_args, outputs))
-        results: list[SSAValue] = []
+        results: list[SSAValue] = list(call.results)
+        tensor_dims: dict[int, list[SSAValue]] = {}
         for j, t in enumerate(outputs):
-            value = call.results[j]
             if not isinstance(t, TensorType):
-                results.append(value)
                 continue
             dims = []
             for d in dynamic_dim_indices(t):
                 index = b.insert(ConstantOp(IntegerAttr(d, IndexType())))
-                dims.append(b.insert(DimOp(value, index.result)).result)
-            store = [storage[j]] if j in storage else []
-            exported = b.insert(hal.TensorExportOp.build(
-                operands=[value, dims, store], result_types=[hal.BufferViewType()],
-                properties={"name": StringAttr(f"output{j}")}))
-            results.append(exported.result)
+                dims.append(b.insert(DimOp(results[j], index.result)).result)
+            tensor_dims[j] = dims
+            if j in storage:
+                results[j] = b.insert(hal.TensorAliasOp.build(
+                    operands=[results[j], dims, storage[j]], result_types=[t])).result
+        if signal is not None:
+            # The caller learns through `signal` when the results are valid; nothing waits here.
+            barrier = b.insert(hal.TensorBarrierOp.build(
+                operands=[[results[j] for j in tensor_dims], signal],
+                result_types=[[outputs[j] for j in tensor_dims]]))
+            for j, value in zip(tensor_dims, barrier.results, strict=True):
+                results[j] = value
+        for j, dims in tensor_dims.items():
+            results[j] = b.insert(hal.TensorExportOp.build(
+                operands=[results[j], dims], result_types=[hal.BufferViewType()],
+                properties={"name": StringAttr(f"output{j}")})).result
         b.insert(func.ReturnOp(*results))
 
         wrapper = func.FuncOp(name, (abi_inputs, abi_outputs), Region(block))

@@ -1,6 +1,11 @@
 """Turns `module.function` declarations into imports with the runtime's calling convention and
 rewrites their call sites: tensors are exported to buffer views before the call and the results
-imported back, so another module (compiled or written in Python) sees only buffer views."""
+imported back, so another module (compiled or written in Python) sees only buffer views.
+
+A `coarse-fences` import is called without the host waiting: its arguments are handed over with
+a wait fence that a barrier signals once they are ready, and its results are imported as valid
+once the callee signals the signal fence. Without `nosideeffects` the caller also waits on that
+fence right after the call, because the callee may touch state the compiler cannot see."""
 
 from __future__ import annotations
 
@@ -40,18 +45,38 @@ class WrapImports(Pass):
                 raise error_at(decl, f"unknown iree.abi.model on import @{name}")
         for op in list(module.walk()):
             if isinstance(op, func.CallOp) and op.callee.root_reference.data in imports:
-                self._rewrite_call(op)
+                self._rewrite_call(op, imports[op.callee.root_reference.data])
         for decl in imports.values():
             inputs = [hal.BufferViewType() if is_tensor(t) else t
                       for t in decl.function_type.inputs.data]
+            if _is_coarse_fences(decl):
+                inputs += [hal.FenceType(), hal.FenceType()]
             outputs = [hal.BufferViewType() if is_tensor(t) else t
                        for t in decl.function_type.outputs.data]
             decl.function_type = func.FunctionType.from_lists(inputs, outputs)
 
-    def _rewrite_call(self, call: func.CallOp) -> None:
+    def _rewrite_call(self, call: func.CallOp, decl: func.FuncOp) -> None:
         b = Builder(InsertPoint.before(call))
+        callee = call.callee.root_reference.data
+        wait: SSAValue | None = None
+        signal: SSAValue | None = None
+        operands = list(call.arguments)
+        if _is_coarse_fences(decl):
+            device = b.insert(hal.DeviceGetOp.build(
+                result_types=[hal.DeviceType()],
+                properties={"ordinal": IntegerAttr(0, IndexType())})).result
+            wait = b.insert(hal.FenceCreateOp.build(
+                operands=[device], result_types=[hal.FenceType()])).result
+            signal = b.insert(hal.FenceCreateOp.build(
+                operands=[device], result_types=[hal.FenceType()])).result
+            tensors = [i for i, a in enumerate(operands) if isinstance(a.type, TensorType)]
+            barrier = b.insert(hal.TensorBarrierOp.build(
+                operands=[[operands[i] for i in tensors], wait],
+                result_types=[[operands[i].type for i in tensors]]))
+            for i, value in zip(tensors, barrier.results, strict=True):
+                operands[i] = value
         args: list[SSAValue] = []
-        for i, arg in enumerate(call.arguments):
+        for i, arg in enumerate(operands):
             if not isinstance(arg.type, TensorType):
                 args.append(arg)
                 continue
@@ -60,13 +85,18 @@ class WrapImports(Pass):
                 index = b.insert(ConstantOp(IntegerAttr(d, IndexType())))
                 dims.append(b.insert(DimOp(arg, index.result)).result)
             exported = b.insert(hal.TensorExportOp.build(
-                operands=[arg, dims, []], result_types=[hal.BufferViewType()],
-                properties={"name": StringAttr(f"{call.callee.root_reference.data}:arg{i}")}))
+                operands=[arg, dims], result_types=[hal.BufferViewType()],
+                properties={"name": StringAttr(f"{callee}:arg{i}")}))
             args.append(exported.result)
         result_types = [hal.BufferViewType() if is_tensor(r.type) else r.type
                         for r in call.results]
+        if wait is not None and signal is not None:
+            args += [wait, signal]
         new_call = b.insert(func.CallOp(call.callee, args, result_types))
         after = Builder(InsertPoint.after(new_call))
+        if signal is not None and "nosideeffects" not in decl.attributes:
+            after.insert(hal.FenceAwaitOp.build(operands=[[signal]], properties={
+                "timeout_ms": IntegerAttr(hal.DEFAULT_TIMEOUT_MS, IndexType())}))
         for old, new in zip(call.results, new_call.results, strict=True):
             if not isinstance(old.type, TensorType):
                 old.replace_all_uses_with(new)
@@ -78,8 +108,13 @@ class WrapImports(Pass):
                 for d in dynamic_dim_indices(old.type)
             ]
             imported = after.insert(hal.TensorImportOp.build(
-                operands=[new, dims], result_types=[old.type],
-                properties={"name": StringAttr(f"{call.callee.root_reference.data}:result")}))
+                operands=[new, dims, [signal] if signal is not None else []],
+                result_types=[old.type], properties={"name": StringAttr(f"{callee}:result")}))
             old.replace_all_uses_with(imported.result)
         call.detach()
         call.erase()
+
+
+def _is_coarse_fences(decl: func.FuncOp) -> bool:
+    model = decl.attributes.get("iree.abi.model")
+    return isinstance(model, StringAttr) and model.data == "coarse-fences"

@@ -33,6 +33,10 @@ def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
             return list(op.dynamic_sizes)
         if isinstance(op, hal.TensorImportOp):
             return list(op.target_dims)
+        if isinstance(op, hal.TensorAliasOp):
+            return list(op.source_dims)
+        if isinstance(op, hal.TensorBarrierOp):
+            return dynamic_dims(op.sources[value.index], where)
         if isinstance(op, flow.DispatchOp | flow.DispatchRegionOp) and \
                 len(op.results) == 1:
             return list(op.result_dims)

@@ -8,7 +8,8 @@ from weir.ir.upstream import func, ModuleOp, TensorType
 
 # What the host may still do with tensors after `flow`.
 HOST_TENSOR_OPS = frozenset(
-    {"hal.tensor.import", "hal.tensor.export", "flow.dispatch", "tensor.empty", "tensor.dim",
+    {"hal.tensor.import", "hal.tensor.export", "hal.tensor.alias", "hal.tensor.barrier",
+     "flow.dispatch", "tensor.empty", "tensor.dim",
      "arith.constant", "func.return", "func.call", "flow.tensor.transfer"}
 )
 

@@ -35,8 +35,6 @@ from weir.ir.upstream import (
     TensorType,
 )
 
-# hal.fence.await's timeout meaning "the runtime's default deadline" (never forever).
-DEFAULT_TIMEOUT = -1
 
 def _constant_bytes(value: DenseIntOrFPElementsAttr | DenseResourceAttr, where: Operation,
                     constants: ConstantStore) -> bytes:
@@ -173,7 +171,16 @@ class _FunctionLowering:
         fences = [f for f in (self.fences[t] for t in op.timepoints) if f is not None]
         if fences:
             b.insert(hal.FenceAwaitOp.build(operands=[fences], properties={
-                "timeout_ms": IntegerAttr(DEFAULT_TIMEOUT, IndexType())}))
+                "timeout_ms": IntegerAttr(hal.DEFAULT_TIMEOUT_MS, IndexType())}))
+
+    def _stream_timepoint_import(self, op: stream.TimepointImportOp, b: Builder) -> None:
+        self.fences[op.result] = op.fence
+
+    def _stream_timepoint_chain_external(self, op: stream.TimepointChainExternalOp,
+                                         b: Builder) -> None:
+        wait = self._fence_of([op.timepoint], b)
+        b.insert(hal.QueueBarrierOp.build(
+            operands=[self.device, [wait] if wait is not None else [], op.fence]))
 
     def _stream_cmd_execute(self, op: stream.CmdExecuteOp, b: Builder) -> None:
         cb = b.insert(hal.CommandBufferCreateOp.build(
@@ -227,6 +234,8 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionLowering, Any, Builder], Non
     stream.TimepointJoinOp: _FunctionLowering._stream_timepoint_join,
     stream.TimepointImmediateOp: _FunctionLowering._stream_timepoint_immediate,
     stream.TimepointAwaitOp: _FunctionLowering._stream_timepoint_await,
+    stream.TimepointImportOp: _FunctionLowering._stream_timepoint_import,
+    stream.TimepointChainExternalOp: _FunctionLowering._stream_timepoint_chain_external,
     stream.CmdExecuteOp: _FunctionLowering._stream_cmd_execute,
     stream.TensorExportOp: _FunctionLowering._stream_tensor_export,
 }

@@ -1,7 +1,11 @@
 """Turns host tensors into resources and dispatches into command sequences ordered by
 timepoints. Every tensor value maps to (resource, dynamic dims, timepoint at which its contents
 are ready); each dispatch waits for exactly the timepoints of what it reads. Results get
-explicit, sized allocations: `external` when they leave the function, `transient` otherwise."""
+explicit, sized allocations: `external` when they leave the function, `transient` otherwise.
+
+A buffer view leaves the function only once its contents are ready (the host awaits), unless a
+`hal.tensor.barrier` already chained that readiness onto a fence the receiver waits on: that is
+the whole difference between the synchronous ABI and coarse fences."""
 
 from __future__ import annotations
 
@@ -38,11 +42,19 @@ class Resource:
     value: SSAValue
     dims: list[SSAValue]
     ready: SSAValue | None  # a !stream.timepoint, None when ready now
+    # True once a barrier reported `ready` to an outside fence: exporting needs no host wait.
+    fenced: bool = False
 
 
 def _leaves_function(value: SSAValue) -> bool:
-    return any(isinstance(use.operation, hal.TensorExportOp) and use.index == 0
-               for use in value.uses)
+    for use in value.uses:
+        user = use.operation
+        if isinstance(user, hal.TensorExportOp) and use.index == 0:
+            return True
+        if isinstance(user, hal.TensorBarrierOp) and use.index < len(user.results_) and \
+                _leaves_function(user.results_[use.index]):
+            return True
+    return False
 
 
 class ConvertToStream(Pass):
@@ -60,6 +72,7 @@ class _FunctionConverter:
     def __init__(self, block: Block):
         self.block = block
         self.resources: dict[SSAValue, Resource] = {}
+        self.fence_timepoints: dict[SSAValue, SSAValue] = {}  # one timepoint per outside fence
         self.dead: list[Operation] = []
 
     def run(self) -> None:
@@ -73,6 +86,10 @@ class _FunctionConverter:
                 self._constant(op, b)
             elif isinstance(op, flow.DispatchOp):
                 self._dispatch(op, b)
+            elif isinstance(op, hal.TensorAliasOp):
+                self._alias(op, b)
+            elif isinstance(op, hal.TensorBarrierOp):
+                self._barrier(op, b)
             elif isinstance(op, hal.TensorExportOp):
                 self._export(op, b)
             elif isinstance(op, DimOp):
@@ -105,7 +122,14 @@ class _FunctionConverter:
             operands=[op.source, list(op.target_dims)],
             result_types=[stream.ResourceType("external")],
             properties={"encoding": t, "name": op.arg_name}))
-        self.resources[op.result] = Resource(imported.result, list(op.target_dims), None)
+        ready = None
+        if op.wait is not None:
+            ready = self.fence_timepoints.get(op.wait)
+            if ready is None:
+                ready = b.insert(stream.TimepointImportOp.build(
+                    operands=[op.wait], result_types=[stream.TimepointType()])).result
+                self.fence_timepoints[op.wait] = ready
+        self.resources[op.result] = Resource(imported.result, list(op.target_dims), ready)
         self.dead.append(op)
 
     def _empty(self, op: EmptyOp, b: Builder) -> None:
@@ -169,28 +193,45 @@ class _FunctionConverter:
             self.resources[r] = Resource(out.value, out.dims, execute.result_timepoint)
         self.dead.append(op)
 
+    def _alias(self, op: hal.TensorAliasOp, b: Builder) -> None:
+        source = self._resource(op.source, op)
+        t = op.source.type
+        assert isinstance(t, TensorType)
+        storage = b.insert(stream.TensorImportOp.build(
+            operands=[op.storage, list(op.source_dims)],
+            result_types=[stream.ResourceType("external")],
+            properties={"encoding": t, "name": StringAttr("output storage")}))
+        size = self._sizeof(t, list(op.source_dims), b)
+        body = Block()
+        body.add_op(stream.CmdCopyOp.build(operands=[source.value, storage.result, size]))
+        wait = self._await_all([source], b)
+        execute = b.insert(stream.CmdExecuteOp.build(
+            operands=[[wait] if wait is not None else []],
+            result_types=[stream.TimepointType()], regions=[Region(body)]))
+        self.resources[op.result] = Resource(storage.result, list(op.source_dims),
+                                              execute.result_timepoint)
+        self.dead.append(op)
+
+    def _barrier(self, op: hal.TensorBarrierOp, b: Builder) -> None:
+        sources = [self._resource(v, op) for v in op.sources]
+        ready = self._await_all(sources, b)
+        if ready is None:
+            ready = b.insert(stream.TimepointImmediateOp.build(
+                result_types=[stream.TimepointType()])).result
+        b.insert(stream.TimepointChainExternalOp.build(operands=[ready, op.signal]))
+        for result, source in zip(op.results_, sources, strict=True):
+            self.resources[result] = Resource(source.value, source.dims, source.ready,
+                                              fenced=True)
+        self.dead.append(op)
+
     def _export(self, op: hal.TensorExportOp, b: Builder) -> None:
         source = self._resource(op.source, op)
         t = op.source.type
         assert isinstance(t, TensorType)
-        result = source
-        if op.storage is not None:
-            storage = b.insert(stream.TensorImportOp.build(
-                operands=[op.storage, list(op.source_dims)],
-                result_types=[stream.ResourceType("external")],
-                properties={"encoding": t, "name": StringAttr(f"{op.arg_name.data} storage")}))
-            size = self._sizeof(t, list(op.source_dims), b)
-            body = Block()
-            body.add_op(stream.CmdCopyOp.build(operands=[source.value, storage.result, size]))
-            wait = self._await_all([source], b)
-            execute = b.insert(stream.CmdExecuteOp.build(
-                operands=[[wait] if wait is not None else []],
-                result_types=[stream.TimepointType()], regions=[Region(body)]))
-            result = Resource(storage.result, list(op.source_dims), execute.result_timepoint)
-        if result.ready is not None:
-            b.insert(stream.TimepointAwaitOp.build(operands=[[result.ready]]))
+        if source.ready is not None and not source.fenced:
+            b.insert(stream.TimepointAwaitOp.build(operands=[[source.ready]]))
         exported = b.insert(stream.TensorExportOp.build(
-            operands=[result.value, list(op.source_dims)],
+            operands=[source.value, list(op.source_dims)],
             result_types=[hal.BufferViewType()], properties={"encoding": t}))
         op.result.replace_all_uses_with(exported.result)
         self.dead.append(op)

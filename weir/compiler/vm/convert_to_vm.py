@@ -291,4 +291,8 @@ class ConvertToVM(Pass):
             c(b, "hal.device.queue.execute", "0rrrr_", [
                 op.device, wait, op.signal, self._tuple(b, list(op.command_buffers))], [])
             return []
+        if isinstance(op, hal.QueueBarrierOp):
+            wait = op.wait if op.wait is not None else self._const(b, None, hal.FenceType())
+            c(b, "hal.device.queue.barrier", "0rrr_", [op.device, wait, op.signal], [])
+            return []
         raise error_at(op, f"'{op.name}' cannot be lowered to the VM")

@@ -19,6 +19,10 @@ A `coarse-fences` export (`model="coarse-fences"`) receives a wait fence and a s
 two trailing arguments (they are part of its cconv, e.g. `0rrrr_r`) and must signal (or fail) the
 signal fence once its results are ready. Exceptions that are not `WeirError`s are reported as
 `RuntimeFault("module.function: message")`.
+
+Load one from a file with `weir.runtime.vm.python_module_loader.load_python_module(
+"python:file.py:ClassName")`, or `weir-run-module --module=python:file.py:ClassName`; the full
+guide is docs/custom_modules.md.
 """
 
 from __future__ import annotations
