@@ -75,3 +75,27 @@ def test_fence_failure_propagates_to_waiters() -> None:
         joined.wait(0)
     with pytest.raises(RuntimeFault, match="wrong shape"):
         joined.query()
+
+
+def test_on_reached_fires_in_value_then_registration_order() -> None:
+    s = Semaphore(0)
+    seen: list[str] = []
+    for value, tag in ((3, "c"), (1, "a"), (2, "b1"), (2, "b2"), (9, "z")):
+        s.on_reached(value, lambda failure, tag=tag: seen.append(tag))
+    s.signal(2)
+    assert seen == ["a", "b1", "b2"]
+    s.signal(5)
+    assert seen == ["a", "b1", "b2", "c"]
+    s.fail("gone")
+    assert seen == ["a", "b1", "b2", "c", "z"]
+
+
+def test_a_timeline_with_many_waiters_signals_each_once() -> None:
+    s = Semaphore(0)
+    fired: list[int] = []
+    for value in range(2000, 0, -1):
+        s.on_reached(value, lambda failure, value=value: fired.append(value))
+    for value in range(1, 2001):
+        s.signal(value)
+        assert fired[-1] == value
+    assert fired == list(range(1, 2001))

@@ -3,6 +3,8 @@ original error message so every waiter reports the real cause, not "semaphore fa
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
 import time
 from typing import Callable
@@ -22,7 +24,11 @@ class Semaphore:
         self._cond = threading.Condition()
         self._value = initial_value
         self._failure: str | None = None
-        self._callbacks: list[tuple[int, TimepointCallback]] = []
+        # A heap by value (then registration order): a signal pops only the callbacks it
+        # reaches, so a timeline with thousands of operations queued on it (local-task) stays
+        # O(log n) per signal instead of rescanning every pending callback.
+        self._callbacks: list[tuple[int, int, TimepointCallback]] = []
+        self._seq = itertools.count()
 
     @property
     def failure(self) -> str | None:
@@ -45,8 +51,9 @@ class Semaphore:
                 raise RuntimeFault(f"semaphore signalled to {value} but it is already at "
                                    f"{self._value}: timeline values must increase")
             self._value = value
-            ready = [cb for v, cb in self._callbacks if v <= value]
-            self._callbacks = [(v, cb) for v, cb in self._callbacks if v > value]
+            ready = []
+            while self._callbacks and self._callbacks[0][0] <= value:
+                ready.append(heapq.heappop(self._callbacks)[2])
             self._cond.notify_all()
         for cb in ready:
             cb(None)
@@ -58,7 +65,7 @@ class Semaphore:
             if self._failure is not None:
                 return
             self._failure = message
-            ready = [cb for _, cb in self._callbacks]
+            ready = [cb for _, _, cb in sorted(self._callbacks)]
             self._callbacks = []
             self._cond.notify_all()
         for cb in ready:
@@ -89,7 +96,7 @@ class Semaphore:
         with self._cond:
             failure, reached = self._failure, self._value >= value
             if failure is None and not reached:
-                self._callbacks.append((value, callback))
+                heapq.heappush(self._callbacks, (value, next(self._seq), callback))
                 return
         callback(failure)
 

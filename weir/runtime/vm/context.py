@@ -93,6 +93,13 @@ class Context:
 
 def _check_signature(importer: str, imp: ImportDef, export: ExportInfo) -> None:
     where = f"module '{importer}' imports '{imp.name}'"
+    if imp.model != export.model:
+        # Checked first: a model mismatch also changes the signature (the fences), and the model
+        # is what the user has to fix.
+        raise LoadError(f"{where} with call model '{imp.model}', but the function uses "
+                        f"'{export.model}': declare the import with iree.abi.model = "
+                        f"\"{export.model}\" or compile both with the same "
+                        f"--iree-execution-model")
     if export.arity_only:
         if (len(imp.signature.args), len(imp.signature.results)) != \
                 (len(export.signature.args), len(export.signature.results)):
@@ -102,6 +109,3 @@ def _check_signature(importer: str, imp: ImportDef, export: ExportInfo) -> None:
     elif imp.signature != export.signature:
         raise LoadError(f"{where} with signature {imp.signature.cconv}, but the function has "
                         f"signature {export.signature.cconv}")
-    if imp.model != export.model:
-        raise LoadError(f"{where} with call model '{imp.model}', but the function uses "
-                        f"'{export.model}'")

@@ -1,8 +1,8 @@
 """The driver registry: driver name -> factory. `Instance` owns one, built by
 `default_driver_registry()`, so tests and embedders can register drivers without globals.
 
-Registered by default: `local-sync`. `local-task` (worker threads) is not implemented yet and is
-deliberately *not* aliased to local-sync: asking for it fails listing the available drivers.
+Registered by default: `local-sync` (inline on the caller's thread) and `local-task` (worker
+threads, returns at once). An unknown name fails listing the available drivers.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Callable
 from weir.errors import LoadError
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.drivers.local_sync import LocalSyncDevice, LocalSyncOptions
+from weir.runtime.hal.drivers.local_task import LocalTaskDevice, LocalTaskOptions
 
 # A factory receives the driver's options object (or None for defaults).
 DeviceFactory = Callable[[Any], Device]
@@ -53,8 +54,17 @@ def _local_sync(options: Any) -> Device:
     return LocalSyncDevice(options)
 
 
+def _local_task(options: Any) -> Device:
+    if options is not None and not isinstance(options, LocalTaskOptions):
+        raise LoadError(f"local-task takes LocalTaskOptions, got {type(options).__name__}")
+    return LocalTaskDevice(options)
+
+
 def default_driver_registry() -> DriverRegistry:
     registry = DriverRegistry()
     registry.register(DriverInfo("local-sync", _local_sync,
                                  "runs queue operations inline on the caller's thread"))
+    registry.register(DriverInfo("local-task", _local_task,
+                                 "runs queue operations on worker threads as soon as their waits "
+                                 "are met"))
     return registry

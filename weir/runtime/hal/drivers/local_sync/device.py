@@ -4,17 +4,16 @@ makes it the reference for the asynchronous drivers."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Sequence
 
-from weir.errors import RuntimeFault, WeirError
+from weir.errors import RuntimeFault
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.command_execution import copy_bytes, execute_command_buffer, fill_bytes
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.drivers.local_sync.options import LocalSyncOptions
 from weir.runtime.hal.fence import Fence
-
-T = TypeVar("T")
+from weir.runtime.hal.queue_work import run_work
 
 
 class LocalSyncDevice(Device):
@@ -53,21 +52,16 @@ class LocalSyncDevice(Device):
             raise RuntimeFault(message)
         return True
 
-    def _run(self, wait: Fence | None, signal: Fence, what: str, work: Callable[[], T]) -> T | None:
+    def _run(self, wait: Fence | None, signal: Fence, what: str, work: Callable[[], object]) -> None:
         if not isinstance(signal, Fence):
             raise RuntimeFault(f"{what}: the signal fence is missing")
         if not self._wait(wait, signal, what):
-            return None
-        try:
-            result = work()
-        except WeirError as e:
-            signal.fail(e)
-            return None
-        except Exception as e:  # a bug in a loader or kernel: still reported through the fence
-            signal.fail(f"{what}: {type(e).__name__}: {e}")
-            return None
+            return
+        failure = run_work(what, work)
+        if failure is not None:
+            signal.fail(failure)
+            return
         signal.signal()
-        return result
 
     def queue_alloca(self, wait: Fence | None, signal: Fence, size: int) -> Buffer:
         buffer = self._allocator.allocate(size)

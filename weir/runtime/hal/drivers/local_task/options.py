@@ -1,0 +1,34 @@
+"""Options of the local-task driver (an options object, never environment variables)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from weir.errors import UsageError
+
+
+def _default_worker_count() -> int:
+    # More workers than cores only adds wake-ups (DESIGN.md §12: 50-100 µs each); a few suffice
+    # to overlap independent queue operations.
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+@dataclass(frozen=True)
+class LocalTaskOptions:
+    # Worker threads that run execute/copy/fill; created on first use and never more.
+    worker_count: int = field(default_factory=_default_worker_count)
+    # An operation whose wait fence is not reached within this many seconds fails its signal
+    # fence, so a wait cycle or a fence nobody signals ends in an error instead of a hang.
+    # None: wait forever.
+    wait_timeout_s: float | None = 600.0
+
+    def __post_init__(self) -> None:
+        if type(self.worker_count) is not int or self.worker_count < 1:
+            raise UsageError(f"local-task worker_count must be a positive integer, "
+                             f"got {self.worker_count!r}")
+        timeout = self.wait_timeout_s
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout >= 0):
+            raise UsageError(f"local-task wait_timeout_s must be None or a number >= 0, "
+                             f"got {timeout!r}")

@@ -1,0 +1,61 @@
+"""A fixed pool of daemon worker threads fed by one queue. Threads start on the first submission
+and their number never changes, so steady-state submission creates no threads; daemon threads
+never hold up interpreter exit. The pool holds no reference to the device, so an unused device can
+be collected (its finalizer stops the pool)."""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+from weir.runtime.hal.drivers.local_task.operation import Operation
+
+
+class WorkerPool:
+    def __init__(self, count: int, name: str, shutdown_message: str) -> None:
+        self._count = count
+        self._name = name
+        self._shutdown_message = shutdown_message  # formatted with the operation's name
+        self._queue: queue.SimpleQueue[Operation | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._stopped = False
+
+    def submit(self, op: Operation) -> bool:
+        """Queues a ready operation; False once stopped (the caller must fail it)."""
+        with self._lock:
+            if self._stopped:
+                return False
+            if not self._threads:
+                for i in range(self._count):
+                    t = threading.Thread(target=self._loop, name=f"{self._name}-{i}", daemon=True)
+                    t.start()
+                    self._threads.append(t)
+            # Under the lock, so nothing is queued behind the stop sentinels.
+            self._queue.put(op)
+        return True
+
+    def stop(self) -> None:
+        """Queued operations fail with the shutdown message; running ones finish."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            for _ in self._threads:
+                self._queue.put(None)
+
+    def join(self, timeout: float | None = None) -> None:
+        me = threading.current_thread()
+        for t in self._threads:
+            if t is not me:
+                t.join(timeout)
+
+    def _loop(self) -> None:
+        while (op := self._queue.get()) is not None:
+            try:
+                if self._stopped:
+                    op.finish(self._shutdown_message.format(what=op.what))
+                else:
+                    op.run()
+            except BaseException:
+                pass  # op.run reports through the fence; a worker thread must outlive any bug
