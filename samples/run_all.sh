@@ -25,3 +25,21 @@ weir-run-module --device=local-sync --module=module_a_sync.wvm --module=module_b
 weir-run-module --device=local-sync --module=module_a_sync.wvm --module=module_b_sync.wvm \
   --module=pipeline_sync.wvm --function=run --input=4096xf32=-2.0 \
   --expected_output=4096xf32=4.0 --output_max_element_count=8
+
+say "multiple_modules, asynchronous: coarse-fences exports and imports on local-task"
+for m in module_a module_b; do
+  weir-compile --iree-execution-model=async-external --iree-hal-target-backends=vmvx \
+    "$here/multiple_modules/$m.mlir" -o="${m}_async.wvm"
+done
+weir-compile --iree-execution-model=async-external --iree-hal-target-backends=vmvx \
+  "$here/multiple_modules/pipeline_async.mlir" -o=pipeline_async.wvm
+weir-run-module --device=local-task --module=module_a_async.wvm --module=module_b_async.wvm \
+  --module=pipeline_async.wvm --function=run --input=4096xf32=-2.0 \
+  --expected_output=4096xf32=4.0 --output_max_element_count=8
+
+say "custom_module_async: a module written in Python called with fences (seed 000's trace)"
+weir-compile --iree-execution-model=async-external --iree-hal-target-backends=vmvx \
+  "$here/custom_module_async/example.mlir" -o=example_async.wvm
+python "$here/custom_module_async/run.py" example_async.wvm example.main
+say "custom_module_async, wait-before-signal: T=1 is signalled after the call returns"
+python "$here/custom_module_async/run.py" example_async.wvm example.main --signal-after-invoke
