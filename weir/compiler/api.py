@@ -37,6 +37,13 @@ def _normalise(options: CompilerOptions) -> CompilerOptions:
 
 def _compile(source: str | bytes, filename: str, options: CompilerOptions,
              stop_at: Phase | None) -> tuple[ModuleOp, CompilationState]:
+    if not isinstance(source, (str, bytes)):
+        raise UsageError(f"source: expected MLIR text (str or bytes), got {type(source).__name__}")
+    if not isinstance(filename, str):
+        raise UsageError(f"filename: expected a str, got {type(filename).__name__} (pass "
+                         "options as options=CompilerOptions(...))")
+    if not isinstance(options, CompilerOptions):
+        raise UsageError(f"options: expected CompilerOptions, got {type(options).__name__}")
     options = replace(_normalise(options), compile_to=stop_at)
     module = parse_module(source, filename)
     state = CompilationState(options, filename, _module_name(module, filename))

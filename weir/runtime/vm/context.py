@@ -87,6 +87,12 @@ class Context:
                             f"{', '.join(module.exports) or 'none'})")
         return module, export, self._instances[module_name].function(fn_name, None)
 
+    def module_state(self, name: str) -> object:
+        """What a native module's `create_state` returned for this context (None for compiled
+        modules): lets a host inspect a custom module it loaded."""
+        self.module(name)  # a clear error for a module that is not loaded
+        return getattr(self._instances[name], "state", None)
+
     def last_module(self) -> Module:
         return self._modules[self._order[-1]]
 

@@ -49,7 +49,7 @@ class DeadlineMonitor:
                     self._thread = threading.Thread(target=self._loop, name=self._name,
                                                     daemon=True)
                     self._thread.start()
-                elif self._heap[0][2] is op:
+                elif self._heap and self._heap[0][2] is op:
                     self._cond.notify()  # the monitor sleeps until a later deadline
         return True
 
