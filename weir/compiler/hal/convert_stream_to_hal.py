@@ -99,6 +99,12 @@ class _FunctionLowering:
     def run(self) -> None:
         for op in list(self.block.ops):
             b = Builder(InsertPoint.before(op))
+            if isinstance(op, hal.DeviceGetOp) and op.result is not self.device and \
+                    op.ordinal.value.data == 0:
+                # Earlier phases (coarse-fences calls) asked for the device too: one handle.
+                op.result.replace_all_uses_with(self.device)
+                self.dead.append(op)
+                continue
             handler = _HANDLERS.get(type(op))
             if handler is None:
                 if op.name.startswith("stream."):
