@@ -1,7 +1,9 @@
 // The pipeline of pipeline_sync.mlir with asynchronous calls: both imports follow the
 // coarse-fences ABI, so each call gets a fence saying when its arguments are ready and one it
 // signals when its result is. Compiled with --iree-execution-model=async-external, @run itself
-// takes a wait and a signal fence and returns as soon as the whole chain is scheduled.
+// takes a wait and a signal fence. The imports are not marked `nosideeffects`, so @run waits on
+// each call's signal fence right after the call (the callee might touch state the compiler
+// cannot see); samples/custom_module_async shows a call the caller does not wait for.
 func.func private @module_a.abs(%input: tensor<4096xf32>) -> tensor<4096xf32> attributes {
   iree.abi.model = "coarse-fences"
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from weir.errors import RuntimeFault
@@ -99,3 +101,23 @@ def test_a_timeline_with_many_waiters_signals_each_once() -> None:
         s.signal(value)
         assert fired[-1] == value
     assert fired == list(range(1, 2001))
+
+
+
+def test_fence_wait_reports_a_later_point_failing_while_an_earlier_one_is_pending() -> None:
+    first, second = Semaphore(0), Semaphore(0)
+    fence = Fence([(first, 1), (second, 1)])
+    outcome: list[str] = []
+
+    def waiter() -> None:
+        try:
+            fence.wait(None)  # unbounded: only the failure can end it
+            outcome.append("reached")
+        except RuntimeFault as e:
+            outcome.append(str(e))
+
+    thread = threading.Thread(target=waiter, daemon=True)
+    thread.start()
+    second.fail("link down")
+    thread.join(5)  # an upper bound for a thread that must already be finishing, not a sleep
+    assert outcome == ["link down"]

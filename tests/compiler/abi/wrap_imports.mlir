@@ -68,3 +68,12 @@ func.func @call_sync(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = call @other.fn(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Checks that a coarse-fences import with argument attributes keeps one attribute dictionary per
+// argument once its fences are added.
+// CHECK: func.func private @module_b.mul(!hal.buffer_view, !hal.buffer_view {iree.abi.output = 0 : index}, !hal.fence, !hal.fence) -> !hal.buffer_view
+func.func private @module_b.mul(%lhs: tensor<4xf32>, %out: tensor<4xf32> {iree.abi.output = 0 : index}) -> tensor<4xf32> attributes {
+  iree.abi.model = "coarse-fences"
+}

@@ -15,6 +15,8 @@ from weir.compiler.state import CompilationState
 from weir.dialects import hal
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
+    ArrayAttr,
+    DictionaryAttr,
     Builder,
     ConstantOp,
     DimOp,
@@ -51,6 +53,9 @@ class WrapImports(Pass):
                       for t in decl.function_type.inputs.data]
             if _is_coarse_fences(decl):
                 inputs += [hal.FenceType(), hal.FenceType()]
+                if decl.arg_attrs is not None:  # one attribute dictionary per argument
+                    decl.arg_attrs = ArrayAttr([*decl.arg_attrs.data, DictionaryAttr({}),
+                                                DictionaryAttr({})])
             outputs = [hal.BufferViewType() if is_tensor(t) else t
                        for t in decl.function_type.outputs.data]
             decl.function_type = func.FunctionType.from_lists(inputs, outputs)

@@ -9,6 +9,9 @@ from typing import Iterable
 from weir.errors import RuntimeFault, WeirError
 from weir.runtime.hal.semaphore import Semaphore
 
+# How often a wait on one point also looks at the others for a failure.
+_FAILURE_CHECK_S = 0.05
+
 
 class Fence:
     __slots__ = ("_points",)
@@ -67,19 +70,23 @@ class Fence:
 
     def wait(self, timeout: float | None = None) -> bool:
         """False on timeout; raises `RuntimeFault` with the original message on failure. A failure
-        anywhere is reported even when other points are still pending."""
+        anywhere is reported even while an earlier point is still pending: the wait moves from
+        point to point in short slices, checking every point for failure in between."""
         deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
-        failure = self.failure()
-        if failure is not None:
-            raise RuntimeFault(failure)
-        for sem, value in self._points.items():
-            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            if not sem.wait(value, remaining):
-                failure = self.failure()
-                if failure is not None:
-                    raise RuntimeFault(failure)
+        while True:
+            failure = self.failure()
+            if failure is not None:
+                raise RuntimeFault(failure)
+            pending = next(((sem, value) for sem, value in self._points.items()
+                            if sem.query() < value), None)
+            if pending is None:
+                return True
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
                 return False
-        return True
+            sem, value = pending
+            slice_s = _FAILURE_CHECK_S if remaining is None else min(remaining, _FAILURE_CHECK_S)
+            sem.wait(value, slice_s)
 
     def __repr__(self) -> str:
         return f"<hal.fence {len(self._points)} timepoint(s)>"
