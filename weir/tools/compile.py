@@ -7,12 +7,19 @@ the seeds' command lines work with `iree-` replaced by `weir-`:
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from weir.compiler.api import compile_string, compile_to_phase, write_atomically
-from weir.compiler.options import EXECUTION_MODELS, PHASES, CompilerOptions, ExecutionModel
+from weir.compiler.options import (
+    EXECUTION_MODELS,
+    PHASES,
+    CompilerOptions,
+    ExecutionModel,
+    TargetDevice,
+)
 from weir.errors import UsageError
 from weir.tools.cli import run_tool
 from weir.tools.io.flags import Flag, FlagParser, ParsedFlags
@@ -38,6 +45,11 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("o", "string", "Output file ('-' for stdout).", metavar="FILE"),
     Flag("iree-hal-target-backends", "string", "Target backend(s), comma separated: vmvx "
          "(alias of reference), reference.", repeated=True, metavar="NAMES"),
+    Flag("iree-hal-target-device", "string", "A device the program runs on, in the order devices "
+         "are bound at run time: NAME=local[N], local[N] or local.", repeated=True,
+         metavar="DEVICE"),
+    Flag("iree-hal-local-target-device-backends", "string", "Backend(s) of the local target "
+         "devices, comma separated (vmvx, reference).", repeated=True, metavar="NAMES"),
     EXECUTION_MODEL_FLAG,
     Flag("compile-to", "string", f"Stop after this phase and print its IR: {', '.join(PHASES)}.",
          metavar="PHASE"),
@@ -46,10 +58,40 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
 ], positionals=(1, 1), description="Compiles an MLIR program into a weir module file.")
 
 
+_TARGET_DEVICE = re.compile(r"(?:(?P<name>[A-Za-z_][\w$.-]*)=)?(?P<kind>[a-z][\w-]*)"
+                            r"(?:\[(?P<ordinal>\d+)\])?")
+
+
+def target_devices_from_flags(flags: ParsedFlags) -> tuple[TargetDevice, ...]:
+    """IREE's `--iree-hal-target-device` spellings; unnamed devices are named `__device_<i>`."""
+    devices: list[TargetDevice] = []
+    for i, spec in enumerate(flags.strings("iree-hal-target-device")):
+        m = _TARGET_DEVICE.fullmatch(spec.strip())
+        if m is None:
+            raise UsageError(f"--iree-hal-target-device='{spec}': expected NAME=local[N], "
+                             "local[N] or local")
+        if m["kind"] != "local":
+            raise UsageError(f"--iree-hal-target-device='{spec}': device kind '{m['kind']}' "
+                             "is not supported (supported: local)")
+        name = m["name"] or f"__device_{i}"
+        if any(d.name == name for d in devices):
+            raise UsageError(f"--iree-hal-target-device='{spec}': device '{name}' is named twice")
+        devices.append(TargetDevice(name, m["kind"], int(m["ordinal"] or 0)))
+    return tuple(devices)
+
+
+def _names(flags: ParsedFlags, flag: str) -> list[str]:
+    return [b.strip() for value in flags.strings(flag) for b in value.split(",") if b.strip()]
+
+
 def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
-    backends: list[str] = []
-    for value in flags.strings("iree-hal-target-backends"):
-        backends.extend(b.strip() for b in value.split(",") if b.strip())
+    devices = target_devices_from_flags(flags)
+    backends = _names(flags, "iree-hal-target-backends")
+    local_backends = _names(flags, "iree-hal-local-target-device-backends")
+    if local_backends and not devices:
+        raise UsageError("--iree-hal-local-target-device-backends needs "
+                         "--iree-hal-target-device=NAME=local[N]")
+    backends += [b for b in local_backends if b not in backends]
     model = execution_model_from_flags(flags)
     phase = flags.string("compile-to")
     if phase is not None and phase not in PHASES:
@@ -58,6 +100,7 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
     return CompilerOptions(
         target_backends=tuple(backends) or ("reference",),
         execution_model=model,
+        target_devices=devices,
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
     )

@@ -98,7 +98,8 @@ class ConvertToVM(Pass):
         vm_module = vm.ModuleOp.build(properties={
             "sym_name": StringAttr(state.module_name),
             "dependencies": ArrayAttr([StringAttr(d) for d in dependencies]),
-            "devices": ArrayAttr([StringAttr("__device_0")]),
+            "devices": ArrayAttr([StringAttr(d.name) for d in state.options.target_devices]
+                                 or [StringAttr("__device_0")]),
         }, regions=[Region(body)])
         for op in list(module.body.block.ops):
             op.detach()

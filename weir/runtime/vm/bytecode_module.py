@@ -43,6 +43,15 @@ class BytecodeModule(Module):
         return self._exports
 
     def instantiate(self, context: Context, imports: Mapping[str, VMCallable]) -> ModuleInstance:
+        # Devices bind in order; a missing one is reported now, by name, not at first use.
+        wanted = self.image.devices
+        if len(context.devices) < len(wanted):
+            missing = wanted[len(context.devices)]
+            raise LoadError(
+                f"module '{self.name}' was compiled for {len(wanted)} device(s) "
+                f"({', '.join(d.name for d in wanted)}) but {len(context.devices)} "
+                f"{'was' if len(context.devices) == 1 else 'were'} given: device "
+                f"'{missing.name}' has none bound (pass --device once per device, in order)")
         return _BytecodeInstance(self, imports)
 
 
