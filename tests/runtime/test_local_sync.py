@@ -82,6 +82,17 @@ def test_writes_to_rodata_buffers_fail() -> None:
         signal.wait(0)
 
 
+@pytest.mark.parametrize("driver", ["local-sync", "local-task"])
+def test_a_failed_alloca_raises_and_fails_its_signal(driver: str) -> None:
+    # Both local drivers share their queue operations (weir/runtime/hal/local_device.py).
+    dev = default_driver_registry().create_device(driver)
+    signal = Fence.create()
+    with pytest.raises(RuntimeFault, match="cannot allocate -1 bytes"):
+        dev.queue_alloca(None, signal, -1)
+    with pytest.raises(RuntimeFault, match="^cannot allocate -1 bytes$"):
+        signal.wait(0)
+
+
 def test_null_driver_says_what_is_missing() -> None:
     with pytest.raises(RuntimeFault, match="queue_barrier is not implemented by the null driver"):
         NullDevice().queue_barrier(None, Fence.create())

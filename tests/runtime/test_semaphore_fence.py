@@ -103,7 +103,6 @@ def test_a_timeline_with_many_waiters_signals_each_once() -> None:
     assert fired == list(range(1, 2001))
 
 
-
 def test_fence_wait_reports_a_later_point_failing_while_an_earlier_one_is_pending() -> None:
     first, second = Semaphore(0), Semaphore(0)
     fence = Fence([(first, 1), (second, 1)])

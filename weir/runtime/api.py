@@ -24,6 +24,7 @@ import numpy as np
 from weir.errors import InputError, RuntimeFault, WeirError
 from weir.format.image import CallModel, Signature
 from weir.format.module_file import deserialize, load_file
+from weir.runtime.hal.buffer import Allocator
 from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.fence import Fence
@@ -33,9 +34,11 @@ from weir.runtime.vm.context import Context as _VMContext
 from weir.runtime.vm.instance import Instance
 from weir.runtime.vm.module import ExportInfo, VMCallable
 from weir.runtime.vm.native_module import CallerInfo, NativeModule, export
+from weir.runtime.vm.python_module_loader import load_python_module
 
 __all__ = ["BufferView", "BytecodeModule", "CallerInfo", "Context", "Device", "Fence", "Function",
-           "Instance", "NativeModule", "Semaphore", "export", "load_module_bytes", "load_module_file"]
+           "Instance", "NativeModule", "Semaphore", "export", "load_module_bytes", "load_module_file",
+           "load_python_module"]
 
 
 def load_module_file(path: str | Path) -> BytecodeModule:
@@ -135,7 +138,7 @@ class Function:
         return results[0] if len(results) == 1 else results
 
     @staticmethod
-    def _to_vm(value: Any, vtype: str, allocator: Any) -> Any:
+    def _to_vm(value: Any, vtype: str, allocator: Allocator | None) -> Any:
         if vtype == "r":
             if isinstance(value, (np.ndarray, np.generic)):
                 return BufferView.from_numpy(np.asarray(value), allocator)
@@ -159,7 +162,7 @@ class Context(_VMContext):
         """`module.function`; a plain name is looked up in the last module added."""
         if "." not in qualified_name:
             return self.lookup_function(qualified_name)
-        module, export, call = self.lookup_export(qualified_name)
+        _, export, call = self.lookup_export(qualified_name)
         return Function(self, qualified_name, export, call)
 
     def lookup_function(self, name: str) -> Function:

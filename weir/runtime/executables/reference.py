@@ -29,7 +29,6 @@ from weir.format.reference_kernel import (
     Transpose,
 )
 from weir.runtime.executables.reference_body import (
-    BodyPlan,
     combine,
     evaluate_body,
     plan_body,

@@ -39,13 +39,16 @@ class Reduction:
 
     combiner: ScalarOp
     partial: int
+    dtype: np.dtype  # the combiner's
 
 
 @dataclass(frozen=True)
 class BodyPlan:
     body: tuple[ScalarOp, ...]
     nargs: int
-    needed: frozenset[int]  # op indices to evaluate
+    # (op index, op, result dtype) of the ops the yields need, in body order: resolved here so a
+    # dispatch neither skips unneeded ops nor looks dtypes up.
+    steps: tuple[tuple[int, ScalarOp, np.dtype], ...]
     yields: tuple[int, ...]  # value numbers evaluated per output (partials for reductions)
     reductions: tuple[Reduction | None, ...]
 
@@ -72,12 +75,13 @@ def plan_body(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int, yields: t
             raise ModuleFormatError(
                 f"{where}: reference target cannot execute reduction body: the value combined "
                 f"into output {i} depends on an accumulator")
-        reductions.append(Reduction(op, partial))
+        reductions.append(Reduction(op, partial, numpy_dtype(op.dtype)))
         targets.append(partial)
     needed: set[int] = set()
     for t in targets:
         needed |= {d - nargs for d in _dependencies(body, nargs, t) if d >= nargs}
-    return BodyPlan(body, nargs, frozenset(needed), tuple(targets), tuple(reductions))
+    steps = tuple((k, body[k], numpy_dtype(body[k].dtype)) for k in sorted(needed))
+    return BodyPlan(body, nargs, steps, tuple(targets), tuple(reductions))
 
 
 IndexFn = Callable[[int, np.dtype], np.ndarray]
@@ -87,10 +91,7 @@ def evaluate_body(plan: BodyPlan, args: Sequence[np.ndarray | None], index: Inde
                   ) -> list[np.ndarray]:
     """The values of `plan.yields`, broadcastable to the iteration space."""
     values: list[np.ndarray | None] = list(args) + [None] * len(plan.body)
-    for k, op in enumerate(plan.body):
-        if k not in plan.needed:
-            continue
-        dtype = numpy_dtype(op.dtype)
+    for k, op, dtype in plan.steps:
         if op.op == "index":
             assert index is not None  # the codec rejects `index` outside generic bodies
             values[plan.nargs + k] = index(int(op.attr), dtype)  # type: ignore[arg-type]
@@ -103,8 +104,7 @@ def evaluate_body(plan: BodyPlan, args: Sequence[np.ndarray | None], index: Inde
 def reduce_partial(red: Reduction, partial: np.ndarray, axes: tuple[int, ...],
                    keepdims: bool) -> np.ndarray:
     ufunc, view = COMBINERS[red.combiner.op]
-    dtype = numpy_dtype(red.combiner.dtype)
-    x = view(_to(partial, dtype))
+    x = view(_to(partial, red.dtype))
     if x.dtype == np.bool_ and ufunc in (np.add, np.multiply):
         x = x.astype(np.uint8)
     if not axes:
@@ -116,4 +116,4 @@ def combine(red: Reduction, init: np.ndarray, reduced: np.ndarray) -> np.ndarray
     """init `combiner` reduced, rounded once to the combiner's dtype (the reduced value stays in
     its wider compute type until here)."""
     op = red.combiner
-    return SCALAR_IMPLS[op.op]([init, reduced], op, numpy_dtype(op.dtype))
+    return SCALAR_IMPLS[op.op]([init, reduced], op, red.dtype)

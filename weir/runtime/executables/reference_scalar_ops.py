@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from weir.format.element_types import VALUE_TYPES
 from weir.format.reference_kernel import SCALAR_OPS, ScalarOp
 from weir.runtime.executables.reference_erf import erf
 from weir.runtime.hal.element_types import numpy_dtype
@@ -19,8 +20,9 @@ Arrays = Sequence[np.ndarray]
 ScalarImpl = Callable[[Arrays, ScalarOp, np.dtype], np.ndarray]
 
 _LOW_PRECISION = (np.dtype(np.float16), numpy_dtype("bf16"))
-_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
-_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+# Same-width reinterpretations, by byte size, from weir/format's element-type table.
+_SIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "int"}
+_UNSIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "uint"}
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:

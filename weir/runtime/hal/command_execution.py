@@ -3,6 +3,8 @@ inline, a local-task driver calls it from a worker once the queue operation's wa
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from weir.errors import RuntimeFault
@@ -29,7 +31,13 @@ def fill_bytes(dst: Buffer, offset: int, length: int, pattern: bytes) -> None:
     target.reshape(-1, len(pattern))[...] = np.frombuffer(pattern, dtype=np.uint8)
 
 
-def execute_command_buffer(cb: CommandBuffer) -> None:
+def execute_command_buffers(command_buffers: Sequence[CommandBuffer]) -> None:
+    """The work of one `queue_execute`: the command buffers in order."""
+    for cb in command_buffers:
+        _execute_command_buffer(cb)
+
+
+def _execute_command_buffer(cb: CommandBuffer) -> None:
     if not isinstance(cb, CommandBuffer):
         raise RuntimeFault(f"queue execute: expected command buffers, got {type(cb).__name__}")
     if not cb.finalized:

@@ -22,7 +22,3 @@ def element_type_of(dtype: np.dtype) -> str:
         return BY_DTYPE[np.dtype(dtype)].name
     except KeyError:
         raise InputError(f"numpy dtype {np.dtype(dtype)} has no MLIR element type") from None
-
-
-def element_size(element_type: str) -> int:
-    return numpy_dtype(element_type).itemsize

@@ -38,13 +38,13 @@ def _fence_or_none(value: Any, fn: str, what: str) -> Fence | None:
     return None if value is None else _expect(value, Fence, fn, what)
 
 
-def _pattern(value: Any) -> bytes:
+def _pattern(value: Any, fn: str) -> bytes:
     """Fill patterns: bytes-like (e.g. a rodata view), or an int 0..255 meaning one byte."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     if type(value) is int and 0 <= value < 256:
         return bytes([value])
-    raise RuntimeFault(f"hal.command_buffer.fill_buffer: unsupported pattern {value!r}")
+    raise RuntimeFault(f"hal.{fn}: unsupported pattern {value!r}")
 
 
 class HalModule(NativeModule):
@@ -150,7 +150,7 @@ class HalModule(NativeModule):
                                    length: int, pattern: Any) -> None:
         _expect(cb, CommandBuffer, "command_buffer.fill_buffer", "command buffer").fill_buffer(
             _expect(dst, Buffer, "command_buffer.fill_buffer", "target"), offset, length,
-            _pattern(pattern))
+            _pattern(pattern, "command_buffer.fill_buffer"))
 
     @export("0r_", name="command_buffer.execution_barrier", arity_only=True)
     def command_buffer_execution_barrier(self, state: HalState, cb: Any) -> None:
@@ -233,4 +233,4 @@ class HalModule(NativeModule):
         f = "device.queue.fill"
         _expect(device, Device, f, "device").queue_fill(
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
-            _expect(dst, Buffer, f, "target"), offset, length, _pattern(pattern))
+            _expect(dst, Buffer, f, "target"), offset, length, _pattern(pattern, f))

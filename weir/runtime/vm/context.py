@@ -17,7 +17,8 @@ from weir.runtime.vm.module import ExportInfo, Module, ModuleInstance, VMCallabl
 class Context:
     def __init__(self, instance: Instance, devices: Sequence[Device] = (),
                  modules: Iterable[Module] = ()) -> None:
-        from weir.runtime.modules.hal import HalModule  # the hal module needs Context's type
+        # Imported here: modules.hal imports this module, so a top-level import is circular.
+        from weir.runtime.modules.hal import HalModule
 
         self.instance = instance
         self.devices: tuple[Device, ...] = tuple(devices)

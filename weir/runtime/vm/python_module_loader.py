@@ -61,7 +61,8 @@ def load_python_module(spec: str) -> NativeModule:
         raise LoadError(f"{what}: no such file '{path_text}'")
     if not path.is_file():
         raise LoadError(f"{what}: '{path_text}' is not a file")
-    py_module = _import_file(what, path_text, path.resolve())
+    resolved = path.resolve()
+    py_module = _import_file(what, path_text, resolved)
     cls = getattr(py_module, class_name, None)
     if cls is None:
         defined = _native_module_classes(py_module)
@@ -72,7 +73,7 @@ def load_python_module(spec: str) -> NativeModule:
         kind = "is not" if isinstance(cls, type) else f"is {_describe(cls)}, not"
         raise LoadError(f"{what}: '{class_name}' {kind} a subclass of "
                         "weir.runtime.vm.native_module.NativeModule")
-    return _instantiate(what, path_text, path.resolve(), cls)
+    return _instantiate(what, path_text, resolved, cls)
 
 
 def _what(spec: str) -> str:

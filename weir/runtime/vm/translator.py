@@ -8,9 +8,9 @@ executing VM code costs what the equivalent Python costs: no per-instruction dis
 
 Shape of the output:
 
-    def __make(K, C, G, R, H):
+    def __make(K, C, G, R):
         k0, k1 = K          # constants
-        c0, c1 = C          # resolved imports
+        c0, c1 = C          # resolved imports (G: globals, R: rodata; helpers are `H_*` names)
         def f0(r0, r1):     # one per function, entry-block params as arguments
             r2 = c0(r0, (r1, r0))
             return r2
@@ -77,8 +77,8 @@ def _r(n: int) -> str:
 
 
 class _FunctionWriter:
-    def __init__(self, index: int, fn: FunctionDef, callees: dict[str, str], consts: list[Any],
-                 ) -> None:
+    def __init__(self, index: int, fn: FunctionDef, callees: dict[str, str],
+                 consts: list[Any]) -> None:
         self.index = index
         self.fn = fn
         self.callees = callees
@@ -212,7 +212,7 @@ class _FunctionWriter:
 def _reads_writes(ins: Instruction) -> tuple[list[int], list[int]]:
     if isinstance(ins, Const):
         return [], [ins.dst]
-    if isinstance(ins, (Move,)):
+    if isinstance(ins, Move):
         return [ins.src], [ins.dst]
     if isinstance(ins, Call):
         reads: list[int] = []

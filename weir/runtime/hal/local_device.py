@@ -1,0 +1,69 @@
+"""What the local drivers (local-sync, local-task) share: host memory, every executable format
+runs on the host CPU, and each queue operation is one named piece of work (or none, for the
+operations that only order) handed to the driver's `_enqueue`. Written once here so both drivers
+name their operations alike ("queue fill: ...") and differ only in when and where work runs."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Callable, Sequence
+
+from weir.errors import WeirError
+from weir.runtime.hal.buffer import Allocator, Buffer
+from weir.runtime.hal.command_buffer import CommandBuffer
+from weir.runtime.hal.command_execution import copy_bytes, execute_command_buffers, fill_bytes
+from weir.runtime.hal.device import Device
+from weir.runtime.hal.fence import Fence
+
+# The work of a queue operation; None for operations that only order (alloca's signal, dealloca,
+# barrier).
+QueueWork = Callable[[], object] | None
+
+
+class LocalDevice(Device):
+    def __init__(self) -> None:
+        self._allocator = Allocator()
+
+    @property
+    def allocator(self) -> Allocator:
+        return self._allocator
+
+    def can_execute(self, executable_format: str) -> bool:
+        # Every loader weir has today runs on the host CPU.
+        return True
+
+    @abstractmethod
+    def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
+        """Runs `work` once `wait` is reached, then signals `signal`; a failed wait or failing
+        work fails `signal` with the original message instead."""
+
+    def queue_alloca(self, wait: Fence | None, signal: Fence, size: int) -> Buffer:
+        try:
+            buffer = self._allocator.allocate(size)
+        except WeirError as e:
+            if isinstance(signal, Fence):
+                signal.fail(e)
+            raise  # there is no buffer to return
+        self._enqueue("queue alloca", wait, signal, None)
+        return buffer
+
+    def queue_dealloca(self, wait: Fence | None, signal: Fence, buffer: Buffer) -> None:
+        # Host memory is reclaimed when the last reference goes; ordering is all that matters.
+        self._enqueue("queue dealloca", wait, signal, None)
+
+    def queue_execute(self, wait: Fence | None, signal: Fence,
+                      command_buffers: Sequence[CommandBuffer]) -> None:
+        buffers = tuple(command_buffers)  # the caller may reuse its list after we return
+        self._enqueue("queue execute", wait, signal, lambda: execute_command_buffers(buffers))
+
+    def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
+                   dst: Buffer, dst_offset: int, length: int) -> None:
+        self._enqueue("queue copy", wait, signal,
+                      lambda: copy_bytes(src, src_offset, dst, dst_offset, length))
+
+    def queue_fill(self, wait: Fence | None, signal: Fence, dst: Buffer, offset: int, length: int,
+                   pattern: bytes) -> None:
+        self._enqueue("queue fill", wait, signal, lambda: fill_bytes(dst, offset, length, pattern))
+
+    def queue_barrier(self, wait: Fence | None, signal: Fence) -> None:
+        self._enqueue("queue barrier", wait, signal, None)
