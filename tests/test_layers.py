@@ -1,5 +1,6 @@
 """The rooms of the tree stay apart (DESIGN.md §2-3): xDSL is used only in weir/ir and
-weir/dialects; the compiler never imports the runtime; the runtime never imports the compiler."""
+weir/dialects; the compiler never imports the runtime; the runtime never imports the compiler;
+weir/format, which both share, imports neither."""
 
 from __future__ import annotations
 
@@ -27,3 +28,9 @@ def test_xdsl_only_behind_weir_ir_and_dialects() -> None:
 def test_compiler_and_runtime_do_not_import_each_other() -> None:
     assert _offenders("compiler", "weir.runtime") == []
     assert _offenders("runtime", "weir.compiler") == []
+
+
+def test_format_imports_neither_compiler_nor_runtime() -> None:
+    """weir/format is what the two share, so it can depend on neither."""
+    assert _offenders("format", "weir.compiler") == []
+    assert _offenders("format", "weir.runtime") == []

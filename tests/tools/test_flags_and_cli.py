@@ -56,6 +56,12 @@ def test_dash_values_and_positionals() -> None:
     assert PARSER.parse(["--", "--input"]).positionals == ["--input"]
 
 
+def test_flags_given_in_order_with_their_values() -> None:
+    flags = PARSER.parse(["--print-statistics", "-o", "x", "--input=1", "--print_statistics=false"])
+    assert flags.given == [("print_statistics", True), ("output", "x"), ("input", "1"),
+                           ("print_statistics", False)]
+
+
 def test_help() -> None:
     assert PARSER.parse(["--help"]).help_requested
     text = PARSER.help_text()

@@ -22,6 +22,10 @@ class FakeFunction:
     body: Callable[..., object]
     model: str = "sync"
 
+    @property
+    def num_user_args(self) -> int:
+        return len(self.signature.args)
+
     def __call__(self, *args: object) -> object:
         return self.body(*args)
 

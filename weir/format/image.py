@@ -9,7 +9,7 @@ buffer, fence, device, ...). A signature is written `0<args>_<results>` (`0rr_r`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from weir.format.vm_isa import Instruction
 
@@ -19,6 +19,7 @@ VALUE_TYPES: frozenset[str] = frozenset("iIfFr")
 # How a function is called: `sync` takes and returns values; `coarse-fences` additionally takes a
 # wait fence and a signal fence as its two trailing arguments and returns once work is scheduled.
 CallModel = Literal["sync", "coarse-fences"]
+CALL_MODELS: tuple[CallModel, ...] = get_args(CallModel)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import hashlib
 import json
 import mmap
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
@@ -57,11 +58,31 @@ def serialize(image: ModuleImage) -> bytes:
     return bytes(out)
 
 
+@dataclass(frozen=True)
+class FileLayout:
+    """Where the parts of a verified module file lie, as read on the way to its image, so a tool
+    that shows them (`weir-dump-module`) needs no second pass over the file: no second checksum,
+    no second JSON parse, no copy of the layout arithmetic."""
+
+    size: int  # of the whole file
+    version: int
+    digest: bytes  # sha256 of the body, from the header (and verified)
+    metadata_offset: int  # absolute, like area_offset
+    metadata_length: int
+    area_offset: int  # where the segment area starts
+    segments: tuple[tuple[int, int], ...]  # (offset within the area, length) per segment
+
+
 def deserialize(data: Buffer) -> ModuleImage:
     """Reads and fully verifies a module; raises `ModuleFormatError` with one line on any problem.
 
     The returned image's segments are views into `data`, which must stay alive (and unmodified)
     as long as the image is used."""
+    return deserialize_with_layout(data)[0]
+
+
+def deserialize_with_layout(data: Buffer) -> tuple[ModuleImage, FileLayout]:
+    """`deserialize`, also returning where each part of the file lies."""
     try:
         view = memoryview(data).cast("B")
     except TypeError as e:
@@ -99,16 +120,20 @@ def deserialize(data: Buffer) -> ModuleImage:
     if area_start > len(view):
         area_start = len(view)
     area = view[area_start:]
-    segments = _segments(metadata, area)
+    placements = _segment_placements(metadata, len(area))
+    segments = tuple(area[offset:offset + length].toreadonly() for offset, length in placements)
     image = image_from_json(metadata, segments)
     verify_image(image)
-    return image
+    layout = FileLayout(len(view), version, bytes(digest), HEADER_SIZE + 8, meta_length,
+                        area_start, placements)
+    return image, layout
 
 
-def _segments(metadata: Any, area: memoryview) -> tuple[memoryview, ...]:
+def _segment_placements(metadata: Any, area_size: int) -> tuple[tuple[int, int], ...]:
+    """The verified `[offset, length]` of each segment within an area of `area_size` bytes."""
     if not isinstance(metadata, dict) or not isinstance(metadata.get("segments"), list):
         raise ModuleFormatError("metadata: missing 'segments' list")
-    out: list[memoryview] = []
+    out: list[tuple[int, int]] = []
     for k, entry in enumerate(metadata["segments"]):
         if (not isinstance(entry, list) or len(entry) != 2
                 or not all(type(v) is int and v >= 0 for v in entry)):
@@ -116,10 +141,10 @@ def _segments(metadata: Any, area: memoryview) -> tuple[memoryview, ...]:
         offset, length = entry
         if offset % SEGMENT_ALIGNMENT:
             raise ModuleFormatError(f"segments[{k}]: offset {offset} is not {SEGMENT_ALIGNMENT}-byte aligned")
-        if offset + length > len(area):
+        if offset + length > area_size:
             raise ModuleFormatError(f"truncated module file: segments[{k}] ends at {offset + length}, "
-                                    f"the segment area has {len(area)} bytes")
-        out.append(area[offset:offset + length].toreadonly())
+                                    f"the segment area has {area_size} bytes")
+        out.append((offset, length))
     return tuple(out)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from weir.format import json_fields as jf
 from weir.format.image import (
+    CALL_MODELS,
     VALUE_TYPES,
     Block,
     DeviceDef,
@@ -43,8 +44,6 @@ from weir.format.vm_isa import (
     Select,
     Unary,
 )
-
-CALL_MODELS = ("sync", "coarse-fences")
 
 
 # ----------------------------------------------------------------------------------- encoding
@@ -243,7 +242,7 @@ def _function(value: Any, where: str) -> FunctionDef:
 def _global(value: Any, where: str) -> GlobalDef:
     obj = jf.as_dict(value, where)
     gtype = jf.as_str(jf.field(obj, "type", where), where + ".type")
-    if len(gtype) != 1 or gtype not in VALUE_TYPES:
+    if gtype not in VALUE_TYPES:
         raise jf.fail(where, f"unknown global type '{gtype}'")
     initial = obj.get("initial")
     if initial is not None and (isinstance(initial, bool) or not isinstance(initial, (int, float))):

@@ -6,7 +6,7 @@ can rely on it (it splices nothing but these verified integers)."""
 from __future__ import annotations
 
 from weir.errors import ModuleFormatError
-from weir.format.image import VALUE_TYPES, FunctionDef, ModuleImage, Signature
+from weir.format.image import CALL_MODELS, VALUE_TYPES, FunctionDef, ModuleImage, Signature
 from weir.format.vm_isa import (
     BINARY_OPS,
     TERMINATORS,
@@ -29,7 +29,6 @@ from weir.format.vm_isa import (
 
 # Generous bounds that keep a hostile file from making the translator emit gigabytes of code.
 MAX_REGISTERS = 1 << 20
-CALL_MODELS = ("sync", "coarse-fences")
 
 
 def _err(where: str, message: str) -> ModuleFormatError:
@@ -116,7 +115,7 @@ def verify_image(image: ModuleImage) -> None:
 
     for k, g in enumerate(image.globals):
         where = f"globals[{k}] '{g.name}'"
-        if not isinstance(g.type, str) or len(g.type) != 1 or g.type not in VALUE_TYPES:
+        if not isinstance(g.type, str) or g.type not in VALUE_TYPES:
             raise _err(where, f"unknown type {g.type!r}")
         if g.initial is not None:
             if g.type == "r":

@@ -45,7 +45,6 @@ _UNARY = frozenset({"negf", "absf", "exp", "exp2", "log", "log2", "log1p", "tanh
                     "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi"}) | CAST_OPS
 _TERNARY = frozenset({"fma", "select"})
 _NULLARY = frozenset({"constant", "index"})
-MULTI_RESULT = (Generic, Reduce)
 
 
 def scalar_op_arity(op: str) -> int:

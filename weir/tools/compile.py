@@ -12,7 +12,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from weir.compiler.api import compile_string, compile_to_phase, write_atomically
 from weir.compiler.options import (
     EXECUTION_MODELS,
     PHASES,
@@ -112,6 +111,9 @@ def _body(argv: Sequence[str]) -> int:
         sys.stdout.write(PARSER.help_text())
         return 0
     options = options_from_flags(flags)
+    # Imported only now (it loads xDSL and every pass) so --help and flag errors stay fast.
+    from weir.compiler.api import compile_string, compile_to_phase, write_atomically
+
     source_path = flags.positionals[0]
     if source_path == "-":
         source: bytes = sys.stdin.buffer.read()

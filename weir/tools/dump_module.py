@@ -2,22 +2,20 @@
 compiler or a load failure: header and checksum, imports/exports with calling conventions,
 functions with a disassembly, globals, rodata, executables and where each segment lies.
 
-The file is fully verified first (`weir.format.module_file.deserialize`); a bad file gets the
-loader's one-line error, exactly what the runtime would say.
+The file is fully verified first (`weir.format.module_file.deserialize_with_layout`, which also
+says where each part lies); a bad file gets the loader's one-line error, exactly what the runtime
+would say.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import struct
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from weir.errors import ModuleFormatError, UsageError
-from weir.format import module_file
 from weir.format.image import ModuleImage
+from weir.format.module_file import FileLayout, deserialize_with_layout
 from weir.tools.cli import run_tool
 from weir.tools.io.disassemble import function_lines
 from weir.tools.io.flags import Flag, FlagParser
@@ -33,18 +31,6 @@ PARSER = FlagParser(
 )
 
 
-def _segment_placements(data: bytes) -> tuple[int, int, list[tuple[int, int]]]:
-    """(metadata length, absolute start of the segment area, [(offset, length)] per segment)
-    from the raw layout in docs/contracts.md; only called on a file that already verified."""
-    header_end = module_file.HEADER_SIZE
-    (meta_length,) = struct.unpack_from("<Q", data, header_end)
-    meta_end = header_end + 8 + meta_length
-    metadata = json.loads(data[header_end + 8:meta_end].decode("utf-8"))
-    alignment = module_file.SEGMENT_ALIGNMENT
-    area = (meta_end + alignment - 1) // alignment * alignment
-    return meta_length, area, [(int(o), int(n)) for o, n in metadata["segments"]]
-
-
 def _segment_owners(image: ModuleImage) -> dict[int, str]:
     owners: dict[int, str] = {}
     for r in image.rodata:
@@ -55,18 +41,16 @@ def _segment_owners(image: ModuleImage) -> dict[int, str]:
     return owners
 
 
-def dump(image: ModuleImage, data: bytes, source: str, *, summary: bool = False) -> str:
+def dump(image: ModuleImage, layout: FileLayout, source: str, *, summary: bool = False) -> str:
     """The whole report as text."""
-    meta_length, area, placements = _segment_placements(data)
-    digest = hashlib.sha256(data[module_file.HEADER_SIZE:]).hexdigest()
-    version = struct.unpack_from("<I", data, 8)[0]
+    size, area = layout.size, layout.area_offset
     out: list[str] = [
         f"module file: {source}",
-        f"  size: {len(data)} bytes",
-        f"  format version: {version}",
-        f"  checksum: sha256 ok ({digest[:16]}...)",
-        f"  metadata: {meta_length} bytes at offset {module_file.HEADER_SIZE + 8}",
-        f"  segment area: offset {area}, {len(data) - area} bytes",
+        f"  size: {size} bytes",
+        f"  format version: {layout.version}",
+        f"  checksum: sha256 ok ({layout.digest.hex()[:16]}...)",
+        f"  metadata: {layout.metadata_length} bytes at offset {layout.metadata_offset}",
+        f"  segment area: offset {area}, {size - area} bytes",
         "",
         f"name: {image.name}",
         f"initializer: {('@' + image.initializer) if image.initializer else '(none)'}",
@@ -107,8 +91,8 @@ def dump(image: ModuleImage, data: bytes, source: str, *, summary: bool = False)
             out.append(f"        variant target {v.target}  format {v.format}  "
                        f"payload {image.segments[v.segment].nbytes} bytes  segment {v.segment}")
     owners = _segment_owners(image)
-    out += ["", f"segments ({len(placements)}):"]
-    for i, (offset, length) in enumerate(placements):
+    out += ["", f"segments ({len(layout.segments)}):"]
+    for i, (offset, length) in enumerate(layout.segments):
         owner = owners.get(i, "(unreferenced)")
         out.append(f"  [{i}] file offset {area + offset}  size {length}  {owner}")
     return "\n".join(out) + "\n"
@@ -132,10 +116,10 @@ def _body(argv: Sequence[str]) -> int:
     data = _read(path)
     source = "<stdin>" if path == "-" else path
     try:
-        image = module_file.deserialize(data)
+        image, layout = deserialize_with_layout(data)
     except ModuleFormatError as error:
         raise ModuleFormatError(f"{source}: {error}") from None
-    sys.stdout.write(dump(image, data, source, summary=flags.boolean("summary")))
+    sys.stdout.write(dump(image, layout, source, summary=flags.boolean("summary")))
     return 0
 
 

@@ -31,8 +31,9 @@ def _body(argv: Sequence[str]) -> int:
     if flags.help_requested:
         sys.stdout.write(PARSER.help_text())
         return 0
-    order = [a.lstrip("-").split("=")[0] for a in argv if a.startswith("--")]
-    passes = [PASSES[name] for name in order if name in PASSES]
+    # Pass flags are bool flags named after their pass; `--PASS=false` runs nothing.
+    passes = [PASSES[name] for name, on in flags.given if name in PASSES and on]
+    options = CompilerOptions(execution_model=execution_model_from_flags(flags))
     path = flags.positionals[0]
     source = sys.stdin.read() if path == "-" else Path(path).read_text(errors="replace")
     filename = "<stdin>" if path == "-" else path
@@ -43,7 +44,6 @@ def _body(argv: Sequence[str]) -> int:
         # Keep line numbers true to the whole file in diagnostics.
         module = parse_module("\n" * (line - 1) + chunk, filename)
         line += chunk.count("\n")
-        options = CompilerOptions(execution_model=execution_model_from_flags(flags))
         state = CompilationState(options, filename, "module")
         for p in passes:
             p.run(module, state)

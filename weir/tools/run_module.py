@@ -116,9 +116,7 @@ def _load_module(api: ModuleType, spec: str) -> Any:
     if spec == "-":
         return api.load_module_bytes(sys.stdin.buffer.read())
     if spec.startswith("python:"):
-        from weir.runtime.vm.python_module_loader import load_python_module
-
-        return load_python_module(spec)
+        return api.load_python_module(spec)
     return api.load_module_file(spec)
 
 
@@ -131,9 +129,8 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     modules = [_load_module(api, spec) for spec in request.modules]
     context = api.Context(instance, devices=devices, modules=modules)
     target = find_function(context, modules, request.function)
-    signature = target.export.signature
-    coarse_fences = target.export.model == "coarse-fences"
-    user_args = signature.args[:-2] if coarse_fences else signature.args
+    signature = target.function.signature
+    user_args = signature.args[:target.function.num_user_args]
     arguments = [
         resolve_argument(value, user_args[i] if i < len(user_args) else None, index=i)
         for i, value in enumerate(request.inputs)
@@ -154,11 +151,10 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
 
 @dataclass(frozen=True)
 class Target:
-    """The function to run: its name as IREE prints it after `EXEC @`, its export description
-    (signature, call model) and the callable the context resolved."""
+    """The function to run: its name as IREE prints it after `EXEC @`, and the `Function` the
+    context resolved (which carries the signature and call model)."""
 
     name: str
-    export: Any
     function: Any
 
 
@@ -179,12 +175,10 @@ def find_function(context: Any, modules: Sequence[Any], name: str | None) -> Tar
             loaded = ", ".join(m.name for m in modules)
             raise LoadError(f"function '{name}': no module '{module_name}' is loaded "
                             f"(loaded: {loaded})")
-    export = module.exports.get(export_name)
-    if export is None:
+    if export_name not in module.exports:
         raise LoadError(f"module '{module.name}' has no function '{export_name}'; it exports: "
                         f"{', '.join(module.exports) or '(nothing)'}")
-    function = context.lookup(f"{module.name}.{export_name}")
-    return Target(name, export, function)
+    return Target(name, context.lookup(f"{module.name}.{export_name}"))
 
 
 def _as_list(raw: object, result_count: int) -> list[object]:

@@ -56,16 +56,9 @@ def _constant(value: object) -> str:
     return repr(value)
 
 
-def _global_name(image: ModuleImage, index: int) -> str:
-    return f"@{image.globals[index].name}" if index < len(image.globals) else f"@global{index}"
-
-
-def _rodata_name(image: ModuleImage, index: int) -> str:
-    return f"@{image.rodata[index].name}" if index < len(image.rodata) else f"@rodata{index}"
-
-
 def instruction_text(inst: Instruction, image: ModuleImage) -> str:
-    """One instruction; globals and rodata are shown by name."""
+    """One instruction of a verified `image`; globals and rodata are shown by name (the verifier
+    has checked every index)."""
     if isinstance(inst, Const):
         return f"{register(inst.dst)} = const {_constant(inst.value)}"
     if isinstance(inst, Move):
@@ -74,11 +67,11 @@ def instruction_text(inst: Instruction, image: ModuleImage) -> str:
         call = f"call @{inst.callee}(" + ", ".join(operand(a) for a in inst.args) + ")"
         return f"{_registers(inst.dsts)} = {call}" if inst.dsts else call
     if isinstance(inst, GlobalLoad):
-        return f"{register(inst.dst)} = global.load {_global_name(image, inst.global_index)}"
+        return f"{register(inst.dst)} = global.load @{image.globals[inst.global_index].name}"
     if isinstance(inst, GlobalStore):
-        return f"global.store {register(inst.src)}, {_global_name(image, inst.global_index)}"
+        return f"global.store {register(inst.src)}, @{image.globals[inst.global_index].name}"
     if isinstance(inst, Rodata):
-        return f"{register(inst.dst)} = rodata {_rodata_name(image, inst.rodata_index)}"
+        return f"{register(inst.dst)} = rodata @{image.rodata[inst.rodata_index].name}"
     if isinstance(inst, Binary):
         return f"{register(inst.dst)} = {inst.op} {register(inst.lhs)}, {register(inst.rhs)}"
     if isinstance(inst, Unary):
@@ -99,7 +92,8 @@ def instruction_text(inst: Instruction, image: ModuleImage) -> str:
 
 
 def function_lines(fn: FunctionDef, image: ModuleImage, indent: str = "    ") -> list[str]:
-    """Every block of `fn` with its parameters, then its instructions one per line."""
+    """Every block of `fn` (a function of the verified `image`) with its parameters, then its
+    instructions one per line."""
     lines: list[str] = []
     for index, block in enumerate(fn.blocks):
         params = f"({_registers(block.params)})" if block.params else ""

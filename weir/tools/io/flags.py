@@ -44,6 +44,9 @@ class ParsedFlags:
     values: dict[str, object]
     positionals: list[str] = field(default_factory=list)
     help_requested: bool = False
+    # Each flag given, as (`Flag.name`, its value there), in command-line order, for tools where
+    # order matters: weir-opt runs its passes in the order they are named.
+    given: list[tuple[str, object]] = field(default_factory=list)
 
     def get(self, name: str) -> object:
         return self.values[_normalize(name)]
@@ -133,6 +136,7 @@ class FlagParser:
                 inline = args[i]
                 i += 1
             value = self._convert(flag, spelled, inline)
+            parsed.given.append((flag.name, value))
             if flag.repeated:
                 values[flag.key].append(value)  # type: ignore[attr-defined]
             else:

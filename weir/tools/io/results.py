@@ -8,18 +8,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from weir.errors import UsageError
 from weir.tools.io.element_types import SCALAR_CCONV_TYPES, element_type_of
-from weir.tools.io.npy import FileStreams
-from weir.tools.io.parse_input import parse_input
-from weir.tools.io.elements import ElementSyntaxError
+from weir.tools.io.parse_input import parse_inputs
 from weir.tools.io.values import (
     NullInput,
     ScalarInput,
     TensorInput,
     TypedScalar,
     guess_scalar,
-    scalar_from_text,
+    read_scalar,
 )
 
 
@@ -46,9 +43,7 @@ def typed_results(values: Sequence[object], letters: Sequence[str]) -> list[obje
 
 def expected_values(specs: Sequence[str], letters: Sequence[str]) -> list[object]:
     """`--expected_output` values in the same model as the results they are compared with."""
-    streams = FileStreams()
-    parsed = [v for spec in specs for v in parse_input(spec, flag="--expected_output",
-                                                         streams=streams)]
+    parsed = parse_inputs(specs, flag="--expected_output")
     out: list[object] = []
     for i, value in enumerate(parsed):
         letter = letters[i] if i < len(letters) else None
@@ -64,10 +59,6 @@ def expected_values(specs: Sequence[str], letters: Sequence[str]) -> list[object
         elif isinstance(value, ScalarInput):
             if scalar_type is None:
                 out.append(guess_scalar(value.text, "--expected_output", value.spec))
-                continue
-            try:
-                out.append(TypedScalar(scalar_type, scalar_from_text(value.text, scalar_type)))
-            except ElementSyntaxError as error:
-                raise UsageError(f"--expected_output '{value.spec}': result {i} is "
-                                 f"{scalar_type.name}: {error}") from None
+            else:
+                out.append(read_scalar(value, scalar_type, "--expected_output", f"result {i}"))
     return out

@@ -56,6 +56,15 @@ def scalar_from_text(text: str, etype: ElementType) -> int | float:
     return array[0].item()  # type: ignore[no-any-return]
 
 
+def read_scalar(parsed: ScalarInput, etype: ElementType, flag: str, what: str) -> TypedScalar:
+    """A bare number read as the type its signature gives it (`what`: `argument 0`, `result 1`,
+    named in the error when the text is not a value of that type)."""
+    try:
+        return TypedScalar(etype, scalar_from_text(parsed.text, etype))
+    except ElementSyntaxError as error:
+        raise UsageError(f"{flag} '{parsed.spec}': {what} is {etype.name}: {error}") from None
+
+
 def guess_scalar(text: str, flag: str, spec: str) -> TypedScalar:
     """A bare number with no signature to type it: integers are i32 (i64 when too wide for i32),
     anything else f32, which are IREE's cconv defaults for `5` and `2.5`."""
@@ -84,11 +93,7 @@ def resolve_argument(parsed: ParsedInput, cconv_letter: str | None, *, index: in
         if scalar_type is None:
             raise UsageError(f"{flag} '{parsed.spec}': argument {index} is a tensor; give a shape "
                              f"and element type (`4x2xf32=...`, or `f32=2.5` for a 0-d tensor)")
-        try:
-            return scalar_from_text(parsed.text, scalar_type)
-        except ElementSyntaxError as error:
-            raise UsageError(f"{flag} '{parsed.spec}': argument {index} is {scalar_type.name}: "
-                             f"{error}") from None
+        return read_scalar(parsed, scalar_type, flag, f"argument {index}").value
     if scalar_type is None:
         return parsed.array
     # `i64=5` for an i64 argument: a 0-d tensor of exactly the argument's type is that scalar.
