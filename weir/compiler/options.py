@@ -29,7 +29,7 @@ class CompilerOptions:
     target_devices: tuple[TargetDevice, ...] = ()
     # Stop after this phase and produce its IR as text instead of a module file.
     compile_to: Phase | None = None
-    # Write the IR after every phase into this directory (`<name>.<n>.<phase>.mlir`).
+    # Write the IR after every phase into this directory (`<name>.<phase>.mlir`).
     dump_phases_to: Path | None = None
     # Run the phase-exit verifiers (never off in tests; off only to debug a broken pass).
     verify_phases: bool = True

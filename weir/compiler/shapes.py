@@ -3,6 +3,7 @@ shapes to dispatches without re-deriving them from the runtime."""
 
 from __future__ import annotations
 
+from weir.compiler.abi.types import dynamic_dim_indices
 from weir.dialects import flow, hal
 from weir.ir.upstream import (
     Builder,
@@ -45,10 +46,41 @@ def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
             outputs = list(op.outputs) if hasattr(op, "outputs") else [op.init]  # type: ignore[attr-defined]
             if value.index < len(outputs):
                 return dynamic_dims(outputs[value.index], where)
+    return tensor_dims(value, where)
+
+
+def tensor_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
+    """A `tensor.dim` at `where` for each dynamic dimension of `value`, always fresh: for callers
+    that want the size read off this very value (the ABI's call boundaries)."""
+    t = value.type
+    assert isinstance(t, TensorType)
     b = Builder(where)
     dims: list[SSAValue] = []
-    for i, d in enumerate(t.get_shape()):
-        if d == DYNAMIC_INDEX:
-            index = b.insert(ConstantOp(IntegerAttr(i, IndexType())))
-            dims.append(b.insert(DimOp(value, index.result)).result)
+    for i in dynamic_dim_indices(t):
+        index = b.insert(ConstantOp(IntegerAttr(i, IndexType())))
+        dims.append(b.insert(DimOp(value, index.result)).result)
     return dims
+
+
+def buffer_view_dims(view: SSAValue, t: TensorType, where: InsertPoint) -> list[SSAValue]:
+    """A `hal.buffer_view.dim` at `where` for each dynamic dimension of `t`: the sizes of a tensor
+    arriving as a buffer view, read off the view itself."""
+    b = Builder(where)
+    return [
+        b.insert(hal.BufferViewDimOp.build(
+            operands=[view], result_types=[IndexType()],
+            properties={"index": IntegerAttr(d, IndexType())})).result
+        for d in dynamic_dim_indices(t)
+    ]
+
+
+def dims_per_result(op: flow.DispatchRegionOp | flow.DispatchOp) -> list[list[SSAValue]]:
+    """`op.result_dims` (all results' dynamic dims, in order) split into one list per result."""
+    dims = list(op.result_dims)
+    out: list[list[SSAValue]] = []
+    for r in op.results:
+        assert isinstance(r.type, TensorType)
+        n = len(dynamic_dim_indices(r.type))
+        out.append(dims[:n])
+        dims = dims[n:]
+    return out

@@ -68,8 +68,8 @@ class FuncOp(IRDLOperation):
 
 @irdl_op_definition
 class ImportOp(IRDLOperation):
-    """`cconv` is IREE's calling convention string (`0rr_r`), empty for `hal` functions that take
-    strings or tuples (checked by arity only)."""
+    """`cconv` is IREE's calling convention string (`0rr_r`); strings and tuples, as the `hal`
+    functions take them, are references (`r`)."""
 
     name = "vm.import"
     sym_name = prop_def(StringAttr)

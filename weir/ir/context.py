@@ -7,7 +7,7 @@ would otherwise keep them as opaque text (DESIGN.md §3), and passes would silen
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, TypeAttribute
 
 from weir.ir import registry
 from weir.ir.hal_attrs import HAL_ATTRIBUTES
@@ -42,8 +42,6 @@ def _load(ctx: Context, dialect: Dialect) -> None:
 
 
 def _is_type(attr: type) -> bool:
-    from xdsl.ir import TypeAttribute
-
     return issubclass(attr, TypeAttribute)
 
 

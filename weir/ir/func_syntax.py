@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Region
 from xdsl.parser import Parser
@@ -122,6 +122,4 @@ def print_func_declaration(printer: Printer, op: FuncOp) -> None:
 
 def _needs_parens(t: Attribute) -> bool:
     """A lone function-typed result must be parenthesised to stay unambiguous."""
-    from xdsl.dialects.builtin import FunctionType
-
     return isinstance(t, FunctionType)

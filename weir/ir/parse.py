@@ -6,7 +6,9 @@ print and re-parse). Every failure becomes a one-line `CompileError` at `file:li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
@@ -21,6 +23,8 @@ from weir.ir.context import make_context
 from weir.ir.diagnostics import one_line
 from weir.ir.verify import verify_module
 from weir.ir.weir_parser import LineIndex, WeirParser
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -39,7 +43,7 @@ def decode_source(source: str | bytes) -> str:
 
 
 def _error_at_pos(text: str, filename: str, pos: int, message: str) -> CompileError:
-    line, col = LineIndex(text).line_col(pos)
+    line, col = LineIndex(text).line_col(min(pos, len(text)))
     return CompileError(one_line(message) or "parse error", filename, line, col)
 
 
@@ -55,16 +59,23 @@ def _check_nonempty_text(text: str, filename: str) -> None:
         raise CompileError("empty input: expected a module", filename, 1, 1)
 
 
-def _run_parser(parser: WeirParser, text: str, filename: str) -> ModuleOp:
+def _parse_text(text: str, filename: str, ctx: Context | None, constants: ConstantStore,
+                parse: Callable[[WeirParser], T]) -> T:
+    """Run `parse` on a WeirParser over `text`. Every failure, from lexing the first token (which
+    the parser does on construction) to the last, becomes one CompileError at its position."""
+    ctx = ctx if ctx is not None else make_context()
+    parser: WeirParser | None = None
     try:
-        return parser.parse_module()
+        parser = WeirParser(ctx, text, filename, constants)
+        return parse(parser)
     except ParseError as e:
-        start = min(e.span.start, len(text))
-        raise _error_at_pos(text, filename, start, e.msg) from e
+        raise _error_at_pos(text, filename, e.span.start, e.msg) from e
     except RecursionError as e:
-        raise _error_at_pos(text, filename, parser.pos, "input is nested too deeply") from e
+        pos = parser.pos if parser is not None else 0
+        raise _error_at_pos(text, filename, pos, "input is nested too deeply") from e
     except Exception as e:  # xDSL raises assorted exceptions on bad input; none may escape
-        raise _error_at_pos(text, filename, min(parser.pos, len(text)), str(e) or type(e).__name__) from e
+        pos = parser.pos if parser is not None else 0
+        raise _error_at_pos(text, filename, pos, str(e) or type(e).__name__) from e
 
 
 def _locate_implicit_ops(module: ModuleOp, filename: str) -> None:
@@ -84,11 +95,7 @@ def parse_source(source: str | bytes, filename: str = "<stdin>", ctx: Context | 
     text = decode_source(source)
     _check_nonempty_text(text, filename)
     constants = ConstantStore()
-    try:
-        parser = WeirParser(ctx if ctx is not None else make_context(), text, filename, constants)
-    except ParseError as e:
-        raise _error_at_pos(text, filename, e.span.start, e.msg) from e
-    module = _run_parser(parser, text, filename)
+    module = _parse_text(text, filename, ctx, constants, WeirParser.parse_module)
     _locate_implicit_ops(module, filename)
     attach_constants(module, constants)
     if verify:
@@ -103,13 +110,11 @@ def parse_module(source: str | bytes, filename: str = "<stdin>", ctx: Context | 
 
 def parse_attribute(text: str, filename: str = "<attribute>", ctx: Context | None = None) -> Attribute:
     """Parse one attribute or type (e.g. from a command-line flag) with weir's fixes."""
-    parser = WeirParser(ctx if ctx is not None else make_context(), text, filename, ConstantStore())
-    try:
+
+    def parse_one(parser: WeirParser) -> Attribute:
         attr = parser.parse_attribute()
         if parser._current_token.kind != MLIRTokenKind.EOF:  # pyright: ignore[reportPrivateUsage]
             parser.raise_error("unexpected text after attribute")
-    except ParseError as e:
-        raise _error_at_pos(text, filename, min(e.span.start, len(text)), e.msg) from e
-    except Exception as e:  # as in _run_parser: no traceback for bad user text
-        raise _error_at_pos(text, filename, min(parser.pos, len(text)), str(e) or type(e).__name__) from e
-    return attr
+        return attr
+
+    return _parse_text(text, filename, ctx, ConstantStore(), parse_one)

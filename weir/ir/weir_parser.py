@@ -42,7 +42,6 @@ class WeirParser(Parser):
 
     def __init__(self, ctx: Context, text: str, filename: str, constants: ConstantStore) -> None:
         super().__init__(ctx, text, filename)
-        self.filename = filename
         self.constants = constants
         self.lines = LineIndex(text)
         self._filename_attr = StringAttr(filename)

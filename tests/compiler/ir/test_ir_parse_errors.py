@@ -3,7 +3,7 @@
 import pytest
 
 from weir.errors import CompileError
-from weir.ir import parse_module
+from weir.ir import parse_attribute, parse_module
 
 
 def _error(src, filename="prog.mlir") -> CompileError:
@@ -81,3 +81,11 @@ def test_bad_blob_is_located():
 def test_unsupported_metadata_section():
     err = _error("{-# external_resources: { x: {} } #-}\nmodule {}")
     assert (err.line, err.col) == (1, 5)
+
+
+@pytest.mark.parametrize("text", ['"unterminated', "\x01"])
+def test_attribute_that_fails_on_its_first_token_is_clean(text):
+    # The parser lexes the first token when it is built; that failure is located like any other.
+    with pytest.raises(CompileError) as info:
+        parse_attribute(text, "flag")
+    assert (info.value.filename, info.value.line, info.value.col) == ("flag", 1, 1)

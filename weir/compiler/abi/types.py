@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from weir.dialects import hal
 from weir.ir.upstream import (
     ArrayAttr,
     Attribute,
@@ -12,8 +13,9 @@ from weir.ir.upstream import (
 )
 
 
-def is_tensor(t: Attribute) -> bool:
-    return isinstance(t, TensorType)
+def abi_type(t: Attribute) -> Attribute:
+    """How a value of type `t` crosses a module boundary: tensors as buffer views, the rest as is."""
+    return hal.BufferViewType() if isinstance(t, TensorType) else t
 
 
 def dynamic_dim_indices(t: TensorType) -> list[int]:

@@ -4,8 +4,9 @@ that later inlining folds back, as IREE's ABI wrapping does, so internal calls k
 
 from __future__ import annotations
 
-from weir.compiler.abi.types import abi_output_index, dynamic_dim_indices, is_tensor
+from weir.compiler.abi.types import abi_output_index, abi_type
 from weir.compiler.pass_base import Pass
+from weir.compiler.shapes import buffer_view_dims, tensor_dims
 from weir.compiler.state import CompilationState
 from weir.dialects import hal
 from weir.ir.printer import attribute_text
@@ -13,12 +14,8 @@ from weir.ir.upstream import (
     Attribute,
     Block,
     Builder,
-    ConstantOp,
-    DimOp,
     func,
-    IndexType,
     InsertPoint,
-    IntegerAttr,
     ModuleOp,
     Region,
     SSAValue,
@@ -32,10 +29,6 @@ def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[At
     args = ", ".join(f"%input{i}: {attribute_text(t)}" for i, t in enumerate(inputs))
     results = ", ".join(f"%output{i}: {attribute_text(t)}" for i, t in enumerate(outputs))
     return f"{kind} func @{name}({args}) -> ({results})"
-
-
-def _abi_type(t: Attribute) -> Attribute:
-    return hal.BufferViewType() if is_tensor(t) else t
 
 
 class WrapEntryPoints(Pass):
@@ -59,8 +52,8 @@ class WrapEntryPoints(Pass):
         fn.sym_visibility = StringAttr("private")
         fn.arg_attrs = None
 
-        abi_inputs = [_abi_type(t) for t in inputs]
-        abi_outputs = [_abi_type(t) for t in outputs]
+        abi_inputs = [abi_type(t) for t in inputs]
+        abi_outputs = [abi_type(t) for t in outputs]
         if async_model:
             abi_inputs += [hal.FenceType(), hal.FenceType()]
         block = Block(arg_types=abi_inputs)
@@ -76,38 +69,30 @@ class WrapEntryPoints(Pass):
             out = abi_output_index(arg_attrs, i)
             if out is not None:
                 storage[out] = arg
-            dims = [
-                b.insert(hal.BufferViewDimOp.build(
-                    operands=[arg], result_types=[IndexType()],
-                    properties={"index": IntegerAttr(d, IndexType())})).result
-                for d in dynamic_dim_indices(t)
-            ]
+            dims = buffer_view_dims(arg, t, b.insertion_point)
             imported = b.insert(hal.TensorImportOp.build(
                 operands=[arg, dims, [wait] if wait is not None else []], result_types=[t],
                 properties={"name": StringAttr(f"input{i}")}))
             call_args.append(imported.result)
         call = b.insert(func.CallOp(f"_{name}", call_args, outputs))
         results: list[SSAValue] = list(call.results)
-        tensor_dims: dict[int, list[SSAValue]] = {}
+        result_dims: dict[int, list[SSAValue]] = {}
         for j, t in enumerate(outputs):
             if not isinstance(t, TensorType):
                 continue
-            dims = []
-            for d in dynamic_dim_indices(t):
-                index = b.insert(ConstantOp(IntegerAttr(d, IndexType())))
-                dims.append(b.insert(DimOp(results[j], index.result)).result)
-            tensor_dims[j] = dims
+            dims = tensor_dims(results[j], b.insertion_point)
+            result_dims[j] = dims
             if j in storage:
                 results[j] = b.insert(hal.TensorAliasOp.build(
                     operands=[results[j], dims, storage[j]], result_types=[t])).result
         if signal is not None:
             # The caller learns through `signal` when the results are valid; nothing waits here.
             barrier = b.insert(hal.TensorBarrierOp.build(
-                operands=[[results[j] for j in tensor_dims], signal],
-                result_types=[[outputs[j] for j in tensor_dims]]))
-            for j, value in zip(tensor_dims, barrier.results, strict=True):
+                operands=[[results[j] for j in result_dims], signal],
+                result_types=[[outputs[j] for j in result_dims]]))
+            for j, value in zip(result_dims, barrier.results, strict=True):
                 results[j] = value
-        for j, dims in tensor_dims.items():
+        for j, dims in result_dims.items():
             results[j] = b.insert(hal.TensorExportOp.build(
                 operands=[results[j], dims], result_types=[hal.BufferViewType()],
                 properties={"name": StringAttr(f"output{j}")})).result

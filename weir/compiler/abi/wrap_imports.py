@@ -9,17 +9,17 @@ fence right after the call, because the callee may touch state the compiler cann
 
 from __future__ import annotations
 
-from weir.compiler.abi.types import dynamic_dim_indices, is_tensor
+from weir.compiler.abi.types import abi_type
 from weir.compiler.pass_base import Pass
+from weir.compiler.shapes import buffer_view_dims, tensor_dims
 from weir.compiler.state import CompilationState
 from weir.dialects import hal
+from weir.format.image import CALL_MODELS
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     ArrayAttr,
     DictionaryAttr,
     Builder,
-    ConstantOp,
-    DimOp,
     func,
     IndexType,
     InsertPoint,
@@ -42,22 +42,20 @@ class WrapImports(Pass):
         for name, decl in imports.items():
             model = decl.attributes.get("iree.abi.model")
             if model is not None and not (
-                isinstance(model, StringAttr) and model.data in ("sync", "coarse-fences")
+                isinstance(model, StringAttr) and model.data in CALL_MODELS
             ):
                 raise error_at(decl, f"unknown iree.abi.model on import @{name}")
         for op in list(module.walk()):
             if isinstance(op, func.CallOp) and op.callee.root_reference.data in imports:
                 self._rewrite_call(op, imports[op.callee.root_reference.data])
         for decl in imports.values():
-            inputs = [hal.BufferViewType() if is_tensor(t) else t
-                      for t in decl.function_type.inputs.data]
+            inputs = [abi_type(t) for t in decl.function_type.inputs.data]
             if _is_coarse_fences(decl):
                 inputs += [hal.FenceType(), hal.FenceType()]
                 if decl.arg_attrs is not None:  # one attribute dictionary per argument
                     decl.arg_attrs = ArrayAttr([*decl.arg_attrs.data, DictionaryAttr({}),
                                                 DictionaryAttr({})])
-            outputs = [hal.BufferViewType() if is_tensor(t) else t
-                       for t in decl.function_type.outputs.data]
+            outputs = [abi_type(t) for t in decl.function_type.outputs.data]
             decl.function_type = func.FunctionType.from_lists(inputs, outputs)
 
     def _rewrite_call(self, call: func.CallOp, decl: func.FuncOp) -> None:
@@ -85,16 +83,12 @@ class WrapImports(Pass):
             if not isinstance(arg.type, TensorType):
                 args.append(arg)
                 continue
-            dims = []
-            for d in dynamic_dim_indices(arg.type):
-                index = b.insert(ConstantOp(IntegerAttr(d, IndexType())))
-                dims.append(b.insert(DimOp(arg, index.result)).result)
+            dims = tensor_dims(arg, b.insertion_point)
             exported = b.insert(hal.TensorExportOp.build(
                 operands=[arg, dims], result_types=[hal.BufferViewType()],
                 properties={"name": StringAttr(f"{callee}:arg{i}")}))
             args.append(exported.result)
-        result_types = [hal.BufferViewType() if is_tensor(r.type) else r.type
-                        for r in call.results]
+        result_types = [abi_type(r.type) for r in call.results]
         if wait is not None and signal is not None:
             args += [wait, signal]
         new_call = b.insert(func.CallOp(call.callee, args, result_types))
@@ -106,12 +100,7 @@ class WrapImports(Pass):
             if not isinstance(old.type, TensorType):
                 old.replace_all_uses_with(new)
                 continue
-            dims = [
-                after.insert(hal.BufferViewDimOp.build(
-                    operands=[new], result_types=[IndexType()],
-                    properties={"index": IntegerAttr(d, IndexType())})).result
-                for d in dynamic_dim_indices(old.type)
-            ]
+            dims = buffer_view_dims(new, old.type, after.insertion_point)
             imported = after.insert(hal.TensorImportOp.build(
                 operands=[new, dims, [signal] if signal is not None else []],
                 result_types=[old.type], properties={"name": StringAttr(f"{callee}:result")}))

@@ -3,9 +3,9 @@ form that dispatch formation can fuse and targets can lower."""
 
 from __future__ import annotations
 
-from weir.compiler.flow.shapes import dynamic_dims
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.pass_base import Pass
+from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
 from weir.ir.upstream import (
     AffineMap,

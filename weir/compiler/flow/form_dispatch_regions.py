@@ -5,8 +5,8 @@ as one dispatch that reads its inputs once and writes its result once."""
 
 from __future__ import annotations
 
-from weir.compiler.flow.shapes import dynamic_dims
 from weir.compiler.pass_base import Pass
+from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
 from weir.dialects import flow
 from weir.ir.upstream import (
@@ -56,11 +56,8 @@ def _is_cloneable(op: Operation) -> bool:
 class FormDispatchRegions(Pass):
     flag = "form-dispatch-regions"
 
-    def __init__(self, fuse: bool = True):
-        self.fuse = fuse
-
     def run(self, module: ModuleOp, state: CompilationState) -> None:
-        fuse = self.fuse and "fuse-elementwise" not in state.options.disabled_passes
+        fuse = "fuse-elementwise" not in state.options.disabled_passes
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
                 for block in fn.body.blocks:

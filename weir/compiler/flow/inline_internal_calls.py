@@ -30,7 +30,7 @@ class InlineInternalCalls(Pass):
                 self._inline(call, defined[call.callee.root_reference.data])
         else:
             raise error_at(calls[0], "recursive calls cannot be compiled (inlining did not end)")
-        for name, fn in defined.items():
+        for fn in defined.values():
             if fn.sym_visibility is not None and fn.sym_visibility.data == "private":
                 fn.detach()
                 fn.erase()

@@ -5,8 +5,8 @@ dynamic dimensions of each tensor argument and result."""
 
 from __future__ import annotations
 
-from weir.compiler.flow.shapes import dynamic_dims
 from weir.compiler.pass_base import Pass
+from weir.compiler.shapes import dims_per_result, dynamic_dims
 from weir.compiler.state import CompilationState
 from weir.dialects import flow
 from weir.ir.diagnostics import error_at
@@ -57,7 +57,7 @@ class OutlineDispatchRegions(Pass):
         captured = _captured(region_op)
         tensors = [v for v in captured if isinstance(v.type, TensorType)]
         indices = [v for v in captured if isinstance(v.type, IndexType)]
-        others = [v for v in captured if v not in tensors and v not in indices]
+        others = [v for v in captured if not isinstance(v.type, TensorType | IndexType)]
         if others:
             raise error_at(region_op.body.block.first_op or region_op,
                            f"a dispatch cannot capture a host value of type {others[0].type}")
@@ -73,7 +73,7 @@ class OutlineDispatchRegions(Pass):
         for v in tensors:
             binding_dims.append(ArrayAttr([IntegerAttr(push_index(d), IndexType())
                                            for d in dynamic_dims(v, where)]))
-        for d_value in self._result_dims_split(region_op):
+        for d_value in dims_per_result(region_op):
             binding_dims.append(ArrayAttr([IntegerAttr(push_index(d), IndexType())
                                            for d in d_value]))
 
@@ -107,14 +107,3 @@ class OutlineDispatchRegions(Pass):
         region_op.detach()
         region_op.erase()
         return executable
-
-    @staticmethod
-    def _result_dims_split(region_op: flow.DispatchRegionOp) -> list[list[SSAValue]]:
-        dims = list(region_op.result_dims)
-        out: list[list[SSAValue]] = []
-        for r in region_op.results:
-            assert isinstance(r.type, TensorType)
-            n = sum(1 for d in r.type.get_shape() if d < 0)
-            out.append(dims[:n])
-            dims = dims[n:]
-        return out

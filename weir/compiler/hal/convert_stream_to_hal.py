@@ -40,8 +40,9 @@ def _constant_bytes(value: DenseIntOrFPElementsAttr | DenseResourceAttr, where: 
                     constants: ConstantStore) -> bytes:
     t = value.type if isinstance(value, DenseResourceAttr) else value.get_type()
     assert isinstance(t, TensorType)
-    name = dtype_name(t.element_type, where)
-    size = BY_NAME[name].byte_size * (int(np.prod(t.get_shape())) if t.get_shape() else 1)
+    element = BY_NAME[dtype_name(t.element_type, where)]
+    count = t.element_count()
+    size = element.byte_size * count
     if isinstance(value, DenseResourceAttr):
         data = constants.data(value.resource_handle.data)
         if data is None:
@@ -52,10 +53,9 @@ def _constant_bytes(value: DenseIntOrFPElementsAttr | DenseResourceAttr, where: 
                                   f"{len(data)} bytes, the type {t} needs {size}")
         return data
     values = value.get_values()
-    count = int(np.prod(t.get_shape())) if t.get_shape() else 1
     if len(values) == 1 and count != 1:
         values = list(values) * count
-    return np.asarray(values, dtype=BY_NAME[name].dtype).tobytes()
+    return np.asarray(values, dtype=element.dtype).tobytes()
 
 
 class ConvertStreamToHal(Pass):
@@ -63,10 +63,10 @@ class ConvertStreamToHal(Pass):
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
         entry_ordinals = _entry_ordinals(module)
+        constants = constants_of(module)
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
-                _FunctionLowering(fn.body.block, state, entry_ordinals,
-                                  constants_of(module)).run()
+                _FunctionLowering(fn.body.block, state, entry_ordinals, constants).run()
 
 
 def _entry_ordinals(module: ModuleOp) -> dict[tuple[str, str], int]:
@@ -158,8 +158,12 @@ class _FunctionLowering:
             properties={"rodata": StringAttr(key)}))
         self.buffers[op.result] = buffer.result
 
+    def _fences(self, timepoints: list[SSAValue]) -> list[SSAValue]:
+        """The fences behind `timepoints`; a timepoint that is reached already has none."""
+        return [f for t in timepoints if (f := self.fences[t]) is not None]
+
     def _fence_of(self, timepoints: list[SSAValue], b: Builder) -> SSAValue | None:
-        fences = [f for f in (self.fences[t] for t in timepoints) if f is not None]
+        fences = self._fences(timepoints)
         if not fences:
             return None
         if len(fences) == 1:
@@ -174,7 +178,7 @@ class _FunctionLowering:
         self.fences[op.result] = None
 
     def _stream_timepoint_await(self, op: stream.TimepointAwaitOp, b: Builder) -> None:
-        fences = [f for f in (self.fences[t] for t in op.timepoints) if f is not None]
+        fences = self._fences(list(op.timepoints))
         if fences:
             b.insert(hal.FenceAwaitOp.build(operands=[fences], properties={
                 "timeout_ms": IntegerAttr(hal.DEFAULT_TIMEOUT_MS, IndexType())}))

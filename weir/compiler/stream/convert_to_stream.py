@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from weir.compiler.pass_base import Pass
+from weir.compiler.shapes import dims_per_result
 from weir.compiler.state import CompilationState
 from weir.dialects import flow, hal, stream
 from weir.ir.diagnostics import error_at
@@ -164,20 +165,25 @@ class _FunctionConverter:
         return b.insert(stream.TimepointJoinOp.build(
             operands=[unique], result_types=[stream.TimepointType()])).result
 
+    def _execute(self, body: Block, after: list[Resource], b: Builder) -> SSAValue:
+        """Submits the commands in `body` once every resource in `after` is ready; returns the
+        timepoint at which they have run."""
+        wait = self._await_all(after, b)
+        execute = b.insert(stream.CmdExecuteOp.build(
+            operands=[[wait] if wait is not None else []],
+            result_types=[stream.TimepointType()], regions=[Region(body)]))
+        return execute.result_timepoint
+
     def _dispatch(self, op: flow.DispatchOp, b: Builder) -> None:
         inputs = [self._resource(v, op) for v in op.arguments if isinstance(v.type, TensorType)]
         push = [v for v in op.arguments if isinstance(v.type, IndexType)]
-        dims = list(op.result_dims)
         outputs: list[Resource] = []
-        for r in op.results:
+        for r, r_dims in zip(op.results, dims_per_result(op), strict=True):
             t = r.type
             assert isinstance(t, TensorType)
-            n = sum(1 for d in t.get_shape() if d < 0)
-            r_dims, dims = dims[:n], dims[n:]
             lifetime = "external" if _leaves_function(r) else "transient"
             value, ready = self._alloca(t, r_dims, lifetime, b)
             outputs.append(Resource(value, r_dims, ready))
-        wait = self._await_all(inputs + outputs, b)
         body = Block()
         body.add_op(stream.CmdDispatchOp.build(
             operands=[[], push, [r.value for r in inputs + outputs]],
@@ -186,11 +192,9 @@ class _FunctionConverter:
                 "access": ArrayAttr([StringAttr("ro")] * len(inputs) +
                                     [StringAttr("wo")] * len(outputs)),
             }))
-        execute = b.insert(stream.CmdExecuteOp.build(
-            operands=[[wait] if wait is not None else []],
-            result_types=[stream.TimepointType()], regions=[Region(body)]))
+        done = self._execute(body, inputs + outputs, b)
         for r, out in zip(op.results, outputs, strict=True):
-            self.resources[r] = Resource(out.value, out.dims, execute.result_timepoint)
+            self.resources[r] = Resource(out.value, out.dims, done)
         self.dead.append(op)
 
     def _alias(self, op: hal.TensorAliasOp, b: Builder) -> None:
@@ -204,12 +208,8 @@ class _FunctionConverter:
         size = self._sizeof(t, list(op.source_dims), b)
         body = Block()
         body.add_op(stream.CmdCopyOp.build(operands=[source.value, storage.result, size]))
-        wait = self._await_all([source], b)
-        execute = b.insert(stream.CmdExecuteOp.build(
-            operands=[[wait] if wait is not None else []],
-            result_types=[stream.TimepointType()], regions=[Region(body)]))
         self.resources[op.result] = Resource(storage.result, list(op.source_dims),
-                                              execute.result_timepoint)
+                                              self._execute(body, [source], b))
         self.dead.append(op)
 
     def _barrier(self, op: hal.TensorBarrierOp, b: Builder) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from weir.format.element_types import BY_NAME
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     Attribute,
@@ -16,6 +17,7 @@ from weir.ir.upstream import (
 
 
 def dtype_name(t: Attribute, where: Operation) -> str:
+    """The name of `t` in weir/format's element-type table, which decides what is supported."""
     if isinstance(t, Float32Type):
         return "f32"
     if isinstance(t, Float64Type):
@@ -26,7 +28,6 @@ def dtype_name(t: Attribute, where: Operation) -> str:
         return "bf16"
     if isinstance(t, IndexType):
         return "index"
-    if isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64):
+    if isinstance(t, IntegerType) and f"i{t.width.data}" in BY_NAME:
         return f"i{t.width.data}"
     raise error_at(where, f"element type {t} is not supported")
-

@@ -64,10 +64,20 @@ class ConvertToVM(Pass):
     flag = "convert-to-vm"
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
-        body = Block()
+        _ModuleLowering().run(module, state)
+
+
+class _ModuleLowering:
+    """One lowering's state (the vm.module body being built, its imports and rodata), kept off
+    the pass object, which the pipeline shares between compilations."""
+
+    def __init__(self) -> None:
+        self.body = Block()
         self.imports: dict[str, vm.ImportOp] = {}
-        self.body = body
-        self.state = state
+        self.rodata: set[str] = set()
+
+    def run(self, module: ModuleOp, state: CompilationState) -> None:
+        body = self.body
         executables: list[hal.ExecutableOp] = []
         dependencies: list[str] = []
         for op in list(module.body.block.ops):
@@ -114,8 +124,7 @@ class ConvertToVM(Pass):
                 "sym_name": StringAttr(name), "cconv": StringAttr(signature),
                 "model": StringAttr(model)})
             self.imports[name] = op
-            self.body.insert_op_before(op, self.body.first_op) if self.body.first_op \
-                else self.body.add_op(op)
+            Builder(InsertPoint.at_start(self.body)).insert(op)
 
     def _export(self, fn: func.FuncOp) -> vm.ExportOp:
         reflection: dict[str, Attribute] = {}
@@ -248,8 +257,8 @@ class ConvertToVM(Pass):
                      [hal.BufferType()])
         if isinstance(op, hal.AllocatorImportRodataOp):
             key = op.rodata.data
-            if not any(isinstance(o, vm.RodataOp) and o.sym_name.data == key
-                       for o in self.body.ops):
+            if key not in self.rodata:
+                self.rodata.add(key)
                 self.body.add_op(vm.RodataOp.build(properties={
                     "sym_name": StringAttr(key), "data": StringAttr(key)}))
             data = b.insert(vm.RodataLoadOp.build(

@@ -213,6 +213,3 @@ class EntryTranslator:
                                    f"{owner.name} body")
             numbers[op.results[0]] = base + len(ops) - 1
         return tuple(ops), yields
-
-
-
