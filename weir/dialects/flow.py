@@ -5,13 +5,12 @@ leaves a `flow.dispatch` on the host."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, StringAttr, SymbolRefAttr, TensorType
-from xdsl.ir import Attribute, Dialect
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
-    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -19,7 +18,12 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from weir.ir.hal_attrs import DeviceAffinityAttr, DevicePromiseAttr
 
 
 @irdl_op_definition
@@ -73,14 +77,59 @@ class DispatchOp(IRDLOperation):
 
 @irdl_op_definition
 class TensorTransferOp(IRDLOperation):
-    """Moves a tensor to the device named by `target` (`#hal.device.promise<@name>`)."""
+    """Moves a tensor to the device named by `target` (`#hal.device.promise<@name>`): the one
+    place a program says where its data must be; everything else is placed by the stream phase.
+
+        %b = flow.tensor.transfer %a : tensor<?xf32>{%n} to #hal.device.promise<@device_b>
+    """
 
     name = "flow.tensor.transfer"
     source = operand_def(TensorType)
     source_dims = var_operand_def(IndexType)
     result = result_def(TensorType)
     target = prop_def(Attribute)
-    affinity = opt_prop_def(Attribute)
+
+    def verify_(self) -> None:
+        if not isinstance(self.target, DevicePromiseAttr | DeviceAffinityAttr):
+            raise VerifyException(f"flow.tensor.transfer target must be #hal.device.promise<@name>, "
+                                  f"got {self.target}")
+        if self.source.type != self.result.type:
+            raise VerifyException("flow.tensor.transfer must not change the tensor type")
+        t = self.source.type
+        assert isinstance(t, TensorType)
+        dynamic = sum(1 for d in t.get_shape() if d < 0)
+        if len(self.source_dims) != dynamic:
+            raise VerifyException(f"flow.tensor.transfer of {t} needs {dynamic} dynamic "
+                                  f"dimension(s) in {{...}}, got {len(self.source_dims)}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TensorTransferOp:
+        source = parser.parse_operand()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        dims: list[SSAValue] = []
+        if parser.parse_optional_punctuation("{") is not None:
+            dims = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_operand)
+            parser.parse_punctuation("}")
+        parser.parse_keyword("to")
+        target = parser.parse_attribute()
+        attrs = parser.parse_optional_attr_dict()
+        op = cls.build(operands=[source, dims], result_types=[t], properties={"target": target})
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        if self.source_dims:
+            printer.print_string("{")
+            printer.print_list(self.source_dims, printer.print_operand)
+            printer.print_string("}")
+        printer.print_string(" to ")
+        printer.print_attribute(self.target)
+        printer.print_op_attributes(self.attributes)
 
 
 FLOW = Dialect(

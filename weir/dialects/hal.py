@@ -19,6 +19,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -77,6 +78,8 @@ class TensorImportOp(IRDLOperation):
     wait = opt_operand_def(FenceType)
     result = result_def(TensorType)
     arg_name = prop_def(StringAttr, prop_name="name")
+    # Where the caller promises the buffer lives (`iree.abi.affinity`); None: the default device.
+    affinity = opt_prop_def(Attribute)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
 
@@ -90,6 +93,8 @@ class TensorExportOp(IRDLOperation):
     source_dims = var_operand_def(IndexType)
     result = result_def(BufferViewType)
     arg_name = prop_def(StringAttr, prop_name="name")
+    # Where the caller expects the result (`iree.abi.affinity`); None: the default device.
+    affinity = opt_prop_def(Attribute)
 
 
 @irdl_op_definition
@@ -119,6 +124,8 @@ class TensorBarrierOp(IRDLOperation):
     sources = var_operand_def(TensorType)
     signal = operand_def(FenceType)
     results_ = var_result_def(TensorType)
+    # The device whose queue signals `signal`; None: the default device.
+    affinity = opt_prop_def(Attribute)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def verify_(self) -> None:
@@ -312,10 +319,26 @@ class QueueBarrierOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
 
+@irdl_op_definition
+class QueueCopyOp(IRDLOperation):
+    """Copies `length` bytes from `source` to `target` on `device`'s queue once `wait` is reached,
+    then signals `signal`: a transfer between devices that do not share memory (the source
+    device pushes; the target device's work waits on `signal`)."""
+
+    name = "hal.device.queue.copy"
+    device = operand_def(DeviceType)
+    wait = opt_operand_def(FenceType)
+    signal = operand_def(FenceType)
+    source = operand_def(BufferType)
+    target = operand_def(BufferType)
+    length = operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
 HAL = Dialect(
     "hal",
     [
-        TensorImportOp, TensorExportOp, TensorAliasOp, TensorBarrierOp, QueueBarrierOp, ExecutableOp, ExecutableBinaryOp, DeviceGetOp,
+        TensorImportOp, TensorExportOp, TensorAliasOp, TensorBarrierOp, QueueBarrierOp, QueueCopyOp, ExecutableOp, ExecutableBinaryOp, DeviceGetOp,
         ExecutableLookupOp, BufferViewAssertOp, BufferViewBufferOp, BufferViewDimOp,
         BufferViewCreateOp, AllocatorAllocateOp, AllocatorImportRodataOp, CommandBufferCreateOp,
         CommandBufferDispatchOp, CommandBufferCopyOp, CommandBufferBarrierOp,

@@ -23,6 +23,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     param_def,
     prop_def,
     region_def,
@@ -94,6 +95,7 @@ class TensorImportOp(IRDLOperation):
     result = result_def(ResourceType)
     encoding = prop_def(TensorType)
     arg_name = prop_def(StringAttr, prop_name="name")
+    affinity = opt_prop_def(Attribute)
 
 
 @irdl_op_definition
@@ -103,6 +105,7 @@ class TensorExportOp(IRDLOperation):
     dims = var_operand_def(IndexType)
     result = result_def(BufferViewType)
     encoding = prop_def(TensorType)
+    affinity = opt_prop_def(Attribute)
 
 
 @irdl_op_definition
@@ -122,6 +125,8 @@ class ResourceAllocaOp(IRDLOperation):
     await_timepoint = opt_operand_def(TimepointType)
     result = result_def(ResourceType)
     result_timepoint = result_def(TimepointType)
+    # The device (or, after transfer elision, `#hal.device.optimal<[...]>` devices) using it.
+    affinity = opt_prop_def(Attribute)
 
 
 @irdl_op_definition
@@ -131,6 +136,7 @@ class ResourceConstantOp(IRDLOperation):
     name = "stream.resource.constant"
     value = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
     result = result_def(ResourceType)
+    affinity = opt_prop_def(Attribute)
 
 
 @irdl_op_definition
@@ -141,6 +147,8 @@ class CmdExecuteOp(IRDLOperation):
     await_timepoint = opt_operand_def(TimepointType)
     result_timepoint = result_def(TimepointType)
     body = region_def("single_block")
+    # The one device whose queue runs the commands.
+    affinity = opt_prop_def(Attribute)
     traits = traits_def(NoTerminator())
 
 
@@ -208,6 +216,24 @@ class TimepointChainExternalOp(IRDLOperation):
     name = "stream.timepoint.chain_external"
     timepoint = operand_def(TimepointType)
     fence = operand_def(FenceType)
+    affinity = opt_prop_def(Attribute)
+
+
+@irdl_op_definition
+class AsyncTransferOp(IRDLOperation):
+    """Makes the contents of `source` (on `source_affinity`) available on `target_affinity` once
+    `await_timepoint` is reached. Between devices that share memory the elision pass removes it
+    (the one allocation becomes usable by both); otherwise the HAL lowers it to a queue copy on
+    the source device's queue, whose signal the target device's work waits on."""
+
+    name = "stream.async.transfer"
+    source = operand_def(ResourceType)
+    size = operand_def(IndexType)
+    await_timepoint = opt_operand_def(TimepointType)
+    result = result_def(ResourceType)
+    result_timepoint = result_def(TimepointType)
+    source_affinity = prop_def(Attribute)
+    target_affinity = prop_def(Attribute)
 
 
 @irdl_op_definition
@@ -222,7 +248,7 @@ STREAM = Dialect(
         ExecutableOp, ExecutableExportOp, TensorImportOp, TensorExportOp, TensorSizeOfOp,
         ResourceAllocaOp, ResourceConstantOp, CmdExecuteOp, CmdDispatchOp, CmdCopyOp,
         CmdBarrierOp, TimepointAwaitOp, TimepointJoinOp, TimepointImmediateOp, TimepointImportOp,
-        TimepointChainExternalOp, YieldOp,
+        TimepointChainExternalOp, AsyncTransferOp, YieldOp,
     ],
     [ResourceType, TimepointType],
 )

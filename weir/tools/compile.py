@@ -40,16 +40,21 @@ def execution_model_from_flags(flags: ParsedFlags) -> ExecutionModel:
                      f"{', '.join(EXECUTION_MODELS)}")
 
 
+TARGET_DEVICE_FLAG = Flag(
+    "iree-hal-target-device", "string", "A device the program runs on, in the order devices are "
+    "bound at run time: NAME=local[N], local[N] or local.", repeated=True, metavar="DEVICE")
+
 PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("o", "string", "Output file ('-' for stdout).", metavar="FILE"),
     Flag("iree-hal-target-backends", "string", "Target backend(s), comma separated: vmvx "
          "(alias of reference), reference.", repeated=True, metavar="NAMES"),
-    Flag("iree-hal-target-device", "string", "A device the program runs on, in the order devices "
-         "are bound at run time: NAME=local[N], local[N] or local.", repeated=True,
-         metavar="DEVICE"),
+    TARGET_DEVICE_FLAG,
     Flag("iree-hal-local-target-device-backends", "string", "Backend(s) of the local target "
          "devices, comma separated (vmvx, reference).", repeated=True, metavar="NAMES"),
     EXECUTION_MODEL_FLAG,
+    Flag("weir-stream-elide-transfers", "bool", "Use one allocation on devices that share memory "
+         "instead of copying between them (false: every transfer is a queue copy).",
+         default=True),
     Flag("compile-to", "string", f"Stop after this phase and print its IR: {', '.join(PHASES)}.",
          metavar="PHASE"),
     Flag("dump-compilation-phases-to", "string", "Write the IR after every phase into DIR.",
@@ -96,12 +101,15 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
     if phase is not None and phase not in PHASES:
         raise UsageError(f"--compile-to: '{phase}' is not a phase (phases: {', '.join(PHASES)})")
     dump = flags.string("dump-compilation-phases-to")
+    disabled = frozenset() if flags.boolean("weir-stream-elide-transfers") else \
+        frozenset({"elide-transfers"})
     return CompilerOptions(
         target_backends=tuple(backends) or ("reference",),
         execution_model=model,
         target_devices=devices,
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
+        disabled_passes=disabled,
     )
 
 

@@ -13,7 +13,12 @@ from weir.compiler.registry import PASSES
 from weir.compiler.state import CompilationState
 from weir.ir import parse_module, print_module
 from weir.tools.cli import run_tool
-from weir.tools.compile import EXECUTION_MODEL_FLAG, execution_model_from_flags
+from weir.tools.compile import (
+    EXECUTION_MODEL_FLAG,
+    execution_model_from_flags,
+    TARGET_DEVICE_FLAG,
+    target_devices_from_flags,
+)
 from weir.tools.io.flags import Flag, FlagParser
 
 TOOL = "weir-opt"
@@ -21,6 +26,7 @@ TOOL = "weir-opt"
 PARSER = FlagParser(TOOL, "[--PASS ...] INPUT.mlir (or - for stdin)", [
     *(Flag(name, "bool", f"Run the {name} pass.", default=False) for name in PASSES),
     EXECUTION_MODEL_FLAG,
+    TARGET_DEVICE_FLAG,
     Flag("split-input-file", "bool", "Treat '// -----' as separating independent inputs.",
          default=False),
 ], positionals=(1, 1), description="Runs weir compiler passes on MLIR text.")
@@ -33,7 +39,8 @@ def _body(argv: Sequence[str]) -> int:
         return 0
     # Pass flags are bool flags named after their pass; `--PASS=false` runs nothing.
     passes = [PASSES[name] for name, on in flags.given if name in PASSES and on]
-    options = CompilerOptions(execution_model=execution_model_from_flags(flags))
+    options = CompilerOptions(execution_model=execution_model_from_flags(flags),
+                              target_devices=target_devices_from_flags(flags))
     path = flags.positionals[0]
     source = sys.stdin.read() if path == "-" else Path(path).read_text(errors="replace")
     filename = "<stdin>" if path == "-" else path

@@ -4,14 +4,14 @@
 // RUN: weir-opt --split-input-file --iree-execution-model=async-external --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream %s | filecheck %s --check-prefix=ASYNC
 
 // CHECK-LABEL: func.func @simple_mul(
-// CHECK: %[[A:.*]] = "stream.tensor.import"(%{{.*}}) <{encoding = tensor<4xf32>, name = "input0"}> : (!hal.buffer_view) -> !stream.resource<external>
-// CHECK: %[[B:.*]] = "stream.tensor.import"(%{{.*}}) <{encoding = tensor<4xf32>, name = "input1"}>
+// CHECK: %[[A:.*]] = "stream.tensor.import"(%{{.*}}) <{encoding = tensor<4xf32>, name = "input0", affinity = #hal.device.affinity<@__device_0>}> : (!hal.buffer_view) -> !stream.resource<external>
+// CHECK: %[[B:.*]] = "stream.tensor.import"(%{{.*}}) <{encoding = tensor<4xf32>, name = "input1", affinity = #hal.device.affinity<@__device_0>}>
 // CHECK: %[[SIZE:.*]] = "stream.tensor.sizeof"() <{encoding = tensor<4xf32>}> : () -> index
-// CHECK: %[[OUT:.*]], %[[ALLOCATED:.*]] = "stream.resource.alloca"(%[[SIZE]]) : (index) -> (!stream.resource<external>, !stream.timepoint)
-// CHECK: %[[DONE:.*]] = "stream.cmd.execute"(%[[ALLOCATED]]) ({
+// CHECK: %[[OUT:.*]], %[[ALLOCATED:.*]] = "stream.resource.alloca"(%[[SIZE]]) <{affinity = #hal.device.affinity<@__device_0>}> : (index) -> (!stream.resource<external>, !stream.timepoint)
+// CHECK: %[[DONE:.*]] = "stream.cmd.execute"(%[[ALLOCATED]]) <{affinity = #hal.device.affinity<@__device_0>}> ({
 // CHECK-NEXT: "stream.cmd.dispatch"(%[[A]], %[[B]], %[[OUT]]) <{entry_point = @simple_mul_dispatch_0::@simple_mul_dispatch_0, access = ["ro", "ro", "wo"]
 // CHECK: "stream.timepoint.await"(%[[DONE]])
-// CHECK: %[[VIEW:.*]] = "stream.tensor.export"(%[[OUT]]) <{encoding = tensor<4xf32>}>
+// CHECK: %[[VIEW:.*]] = "stream.tensor.export"(%[[OUT]]) <{encoding = tensor<4xf32>, affinity = #hal.device.affinity<@__device_0>}>
 // CHECK: func.return %[[VIEW]]
 
 // With async-external the inputs are ready at the caller's wait fence and the result's readiness
@@ -66,8 +66,8 @@ func.func @call_async(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: func.func @mul_into(
 // CHECK-SAME: %{{[^:]*}}: !hal.buffer_view, %[[OUT:[^:]*]]: !hal.buffer_view)
 // CHECK: %[[DONE:.*]] = "stream.cmd.execute"
-// CHECK: %[[STORAGE:.*]] = "stream.tensor.import"(%[[OUT]]) <{encoding = tensor<4xf32>, name = "output storage"}>
-// CHECK: %[[COPIED:.*]] = "stream.cmd.execute"(%[[DONE]]) ({
+// CHECK: %[[STORAGE:.*]] = "stream.tensor.import"(%[[OUT]]) <{encoding = tensor<4xf32>, name = "output storage", affinity = #hal.device.affinity<@__device_0>}>
+// CHECK: %[[COPIED:.*]] = "stream.cmd.execute"(%[[DONE]]) <{affinity = #hal.device.affinity<@__device_0>}> ({
 // CHECK-NEXT: "stream.cmd.copy"(%{{.*}}, %[[STORAGE]], %{{.*}})
 // CHECK: "stream.timepoint.await"(%[[COPIED]])
 // CHECK: "stream.tensor.export"(%[[STORAGE]])

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from weir.compiler.abi.materialize_target_devices import MaterializeTargetDevices
 from weir.compiler.abi.verify import verify_abi
 from weir.compiler.abi.wrap_entry_points import WrapEntryPoints
 from weir.compiler.abi.wrap_imports import WrapImports
 from weir.compiler.pass_base import Pass
 
 PASSES: tuple[Pass, ...] = (
+    # Devices named first, so every affinity the program states is checked against them.
+    MaterializeTargetDevices(),
     # Imports first: the entry-point wrappers then only see calls already in buffer-view form.
     WrapImports(),
     # Public functions become buffer-view stubs around a private tensor body.

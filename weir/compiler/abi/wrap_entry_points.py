@@ -4,6 +4,7 @@ that later inlining folds back, as IREE's ABI wrapping does, so internal calls k
 
 from __future__ import annotations
 
+from weir.compiler.abi.materialize_target_devices import abi_affinity, AFFINITY_ATTR
 from weir.compiler.abi.types import abi_output_index, abi_type
 from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import buffer_view_dims, tensor_dims
@@ -25,10 +26,21 @@ from weir.ir.upstream import (
 )
 
 
-def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[Attribute]) -> str:
-    args = ", ".join(f"%input{i}: {attribute_text(t)}" for i, t in enumerate(inputs))
-    results = ", ".join(f"%output{i}: {attribute_text(t)}" for i, t in enumerate(outputs))
+def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[Attribute],
+                 arg_affinity: list[Attribute | None], res_affinity: list[Attribute | None]) -> str:
+    def one(prefix: str, i: int, t: Attribute, affinity: Attribute | None) -> str:
+        text = f"%{prefix}{i}: {attribute_text(t)}"
+        if affinity is not None:
+            text += f" {{{AFFINITY_ATTR} = {attribute_text(affinity)}}}"
+        return text
+
+    args = ", ".join(one("input", i, t, arg_affinity[i]) for i, t in enumerate(inputs))
+    results = ", ".join(one("output", i, t, res_affinity[i]) for i, t in enumerate(outputs))
     return f"{kind} func @{name}({args}) -> ({results})"
+
+
+def _with_affinity(props: dict[str, Attribute], affinity: Attribute | None) -> dict[str, Attribute]:
+    return props if affinity is None else {**props, "affinity": affinity}
 
 
 class WrapEntryPoints(Pass):
@@ -48,6 +60,8 @@ class WrapEntryPoints(Pass):
         inputs = list(fn.function_type.inputs.data)
         outputs = list(fn.function_type.outputs.data)
         arg_attrs = fn.arg_attrs
+        arg_affinity = [abi_affinity(arg_attrs, i) for i in range(len(inputs))]
+        res_affinity = [abi_affinity(fn.res_attrs, j) for j in range(len(outputs))]
         fn.sym_name = StringAttr(f"_{name}")
         fn.sym_visibility = StringAttr("private")
         fn.arg_attrs = None
@@ -72,7 +86,7 @@ class WrapEntryPoints(Pass):
             dims = buffer_view_dims(arg, t, b.insertion_point)
             imported = b.insert(hal.TensorImportOp.build(
                 operands=[arg, dims, [wait] if wait is not None else []], result_types=[t],
-                properties={"name": StringAttr(f"input{i}")}))
+                properties=_with_affinity({"name": StringAttr(f"input{i}")}, arg_affinity[i])))
             call_args.append(imported.result)
         call = b.insert(func.CallOp(f"_{name}", call_args, outputs))
         results: list[SSAValue] = list(call.results)
@@ -87,22 +101,26 @@ class WrapEntryPoints(Pass):
                     operands=[results[j], dims, storage[j]], result_types=[t])).result
         if signal is not None:
             # The caller learns through `signal` when the results are valid; nothing waits here.
+            # The signal comes from the queue of the device the first result is promised on.
+            first = next(iter(result_dims), None)
             barrier = b.insert(hal.TensorBarrierOp.build(
                 operands=[[results[j] for j in result_dims], signal],
-                result_types=[[outputs[j] for j in result_dims]]))
+                result_types=[[outputs[j] for j in result_dims]],
+                properties=_with_affinity({}, res_affinity[first] if first is not None else None)))
             for j, value in zip(result_dims, barrier.results, strict=True):
                 results[j] = value
         for j, dims in result_dims.items():
             results[j] = b.insert(hal.TensorExportOp.build(
                 operands=[results[j], dims], result_types=[hal.BufferViewType()],
-                properties={"name": StringAttr(f"output{j}")})).result
+                properties=_with_affinity({"name": StringAttr(f"output{j}")},
+                                          res_affinity[j]))).result
         b.insert(func.ReturnOp(*results))
 
         wrapper = func.FuncOp(name, (abi_inputs, abi_outputs), Region(block))
         wrapper.attributes["iree.abi.stub"] = UnitAttr()
         kind = "async" if async_model else "sync"
         wrapper.attributes["iree.abi.declaration"] = StringAttr(
-            _declaration(kind, name, inputs, outputs))
+            _declaration(kind, name, inputs, outputs, arg_affinity, res_affinity))
         wrapper.attributes["iree.abi.model"] = StringAttr(
             "coarse-fences" if async_model else "sync")
         module.body.block.insert_op_before(wrapper, fn)

@@ -1,6 +1,11 @@
 """Lowers resources and timepoints onto the HAL: resources become buffers, each execute region
 becomes a command buffer submitted to the device queue with a wait fence and a signal fence, and
-awaits become fence waits. The host code now says exactly what the runtime will do."""
+awaits become fence waits. The host code now says exactly what the runtime will do.
+
+Each affinity becomes the device it names (`hal.device.get` by its binding ordinal, one handle
+per device per function). Fences are plain semaphores any device's queue can wait on, so work
+on one device ordered after another's needs nothing but the other's signal fence; a transfer
+left by the elision pass is a queue copy on the source device."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from weir.compiler.devices import DeviceTable, execution_device
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
@@ -19,6 +25,7 @@ from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     arith,
     ArrayAttr,
+    Attribute,
     Block,
     Builder,
     DenseIntOrFPElementsAttr,
@@ -90,19 +97,31 @@ class _FunctionLowering:
         self.buffers: dict[SSAValue, SSAValue] = {}
         self.fences: dict[SSAValue, SSAValue | None] = {}
         self.dead: list[Operation] = []
-        first = block.first_op
-        assert first is not None
-        self.device = Builder(InsertPoint.before(first)).insert(hal.DeviceGetOp.build(
-            result_types=[hal.DeviceType()],
-            properties={"ordinal": IntegerAttr(0, IndexType())})).result
+        self.table = DeviceTable.of(state.options)
+        self.devices: dict[int, SSAValue] = {}  # binding ordinal -> this function's handle
+
+    def _device(self, affinity: Attribute | None) -> SSAValue:
+        """The handle of the device work with `affinity` runs on, got once at the function's
+        start."""
+        name = execution_device(affinity, self.table)
+        ordinal = self.table.ordinal(name)
+        assert ordinal is not None, f"device @{name} escaped materialize-target-devices"
+        return self._device_by_ordinal(ordinal)
+
+    def _device_by_ordinal(self, ordinal: int) -> SSAValue:
+        if ordinal not in self.devices:
+            self.devices[ordinal] = Builder(InsertPoint.at_start(self.block)).insert(
+                hal.DeviceGetOp.build(result_types=[hal.DeviceType()],
+                                      properties={"ordinal": IntegerAttr(ordinal, IndexType())})
+            ).result
+        return self.devices[ordinal]
 
     def run(self) -> None:
         for op in list(self.block.ops):
             b = Builder(InsertPoint.before(op))
-            if isinstance(op, hal.DeviceGetOp) and op.result is not self.device and \
-                    op.ordinal.value.data == 0:
-                # Earlier phases (coarse-fences calls) asked for the device too: one handle.
-                op.result.replace_all_uses_with(self.device)
+            if isinstance(op, hal.DeviceGetOp) and op.result not in self.devices.values():
+                # Earlier phases (coarse-fences calls) asked for a device too: one handle each.
+                op.result.replace_all_uses_with(self._device_by_ordinal(op.ordinal.value.data))
                 self.dead.append(op)
                 continue
             handler = _HANDLERS.get(type(op))
@@ -115,6 +134,14 @@ class _FunctionLowering:
         for op in reversed(self.dead):
             op.detach()
             op.erase()
+        # Device handles in binding order at the top, whatever order work first asked for them.
+        for ordinal in sorted(self.devices, reverse=True):
+            get = self.devices[ordinal].owner
+            assert isinstance(get, Operation)
+            get.detach()
+            first = self.block.first_op
+            assert first is not None  # a function body ends with its return
+            self.block.insert_op_before(get, first)
 
     def _index(self, b: Builder, value: int) -> SSAValue:
         return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
@@ -147,14 +174,14 @@ class _FunctionLowering:
 
     def _stream_resource_alloca(self, op: stream.ResourceAllocaOp, b: Builder) -> None:
         buffer = b.insert(hal.AllocatorAllocateOp.build(
-            operands=[self.device, op.size], result_types=[hal.BufferType()]))
+            operands=[self._device(op.affinity), op.size], result_types=[hal.BufferType()]))
         self.buffers[op.result] = buffer.result
         self.fences[op.result_timepoint] = None
 
     def _stream_resource_constant(self, op: stream.ResourceConstantOp, b: Builder) -> None:
         key = self.state.blobs.add("constant", _constant_bytes(op.value, op, self.constants))
         buffer = b.insert(hal.AllocatorImportRodataOp.build(
-            operands=[self.device], result_types=[hal.BufferType()],
+            operands=[self._device(op.affinity)], result_types=[hal.BufferType()],
             properties={"rodata": StringAttr(key)}))
         self.buffers[op.result] = buffer.result
 
@@ -190,14 +217,29 @@ class _FunctionLowering:
                                          b: Builder) -> None:
         wait = self._fence_of([op.timepoint], b)
         b.insert(hal.QueueBarrierOp.build(
-            operands=[self.device, [wait] if wait is not None else [], op.fence]))
+            operands=[self._device(op.affinity), [wait] if wait is not None else [], op.fence]))
+
+    def _stream_async_transfer(self, op: stream.AsyncTransferOp, b: Builder) -> None:
+        source = self._device(op.source_affinity)
+        buffer = b.insert(hal.AllocatorAllocateOp.build(
+            operands=[self._device(op.target_affinity), op.size],
+            result_types=[hal.BufferType()])).result
+        wait = self._fence_of([op.await_timepoint] if op.await_timepoint else [], b)
+        signal = b.insert(hal.FenceCreateOp.build(
+            operands=[source], result_types=[hal.FenceType()])).result
+        b.insert(hal.QueueCopyOp.build(operands=[
+            source, [wait] if wait is not None else [], signal, self.buffers[op.source], buffer,
+            op.size]))
+        self.buffers[op.result] = buffer
+        self.fences[op.result_timepoint] = signal
 
     def _stream_cmd_execute(self, op: stream.CmdExecuteOp, b: Builder) -> None:
+        device = self._device(op.affinity)
         cb = b.insert(hal.CommandBufferCreateOp.build(
-            operands=[self.device], result_types=[hal.CommandBufferType()])).result
+            operands=[device], result_types=[hal.CommandBufferType()])).result
         for cmd in op.body.block.ops:
             if isinstance(cmd, stream.CmdDispatchOp):
-                self._dispatch(cmd, cb, b)
+                self._dispatch(cmd, device, cb, b)
             elif isinstance(cmd, stream.CmdCopyOp):
                 b.insert(hal.CommandBufferCopyOp.build(operands=[
                     cb, self.buffers[cmd.source], self.buffers[cmd.target], cmd.length]))
@@ -208,17 +250,18 @@ class _FunctionLowering:
         b.insert(hal.CommandBufferFinalizeOp.build(operands=[cb]))
         wait = self._fence_of([op.await_timepoint] if op.await_timepoint else [], b)
         signal = b.insert(hal.FenceCreateOp.build(
-            operands=[self.device], result_types=[hal.FenceType()])).result
+            operands=[device], result_types=[hal.FenceType()])).result
         b.insert(hal.QueueExecuteOp.build(
-            operands=[self.device, [wait] if wait is not None else [], signal, [cb]]))
+            operands=[device, [wait] if wait is not None else [], signal, [cb]]))
         self.fences[op.result_timepoint] = signal
 
-    def _dispatch(self, cmd: stream.CmdDispatchOp, cb: SSAValue, b: Builder) -> None:
+    def _dispatch(self, cmd: stream.CmdDispatchOp, device: SSAValue, cb: SSAValue,
+                  b: Builder) -> None:
         ref = cmd.entry_point
         executable = ref.root_reference.data
         entry = ref.nested_references.data[-1].data if ref.nested_references.data else executable
         exe = b.insert(hal.ExecutableLookupOp.build(
-            operands=[self.device], result_types=[hal.ExecutableType()],
+            operands=[device], result_types=[hal.ExecutableType()],
             properties={"executable": SymbolRefAttr(executable)})).result
         one = self._index(b, 1)
         b.insert(hal.CommandBufferDispatchOp.build(
@@ -247,5 +290,6 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionLowering, Any, Builder], Non
     stream.TimepointImportOp: _FunctionLowering._stream_timepoint_import,
     stream.TimepointChainExternalOp: _FunctionLowering._stream_timepoint_chain_external,
     stream.CmdExecuteOp: _FunctionLowering._stream_cmd_execute,
+    stream.AsyncTransferOp: _FunctionLowering._stream_async_transfer,
     stream.TensorExportOp: _FunctionLowering._stream_tensor_export,
 }

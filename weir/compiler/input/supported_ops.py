@@ -32,6 +32,7 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "tensor.empty", "tensor.dim",
         "linalg.generic", "linalg.yield", "linalg.index", "linalg.fill", "linalg.matmul",
         "linalg.transpose", "linalg.broadcast", "linalg.reduce",
+        "flow.tensor.transfer",
     }
 )
 

@@ -5,17 +5,25 @@ explicit, sized allocations: `external` when they leave the function, `transient
 
 A buffer view leaves the function only once its contents are ready (the host awaits), unless a
 `hal.tensor.barrier` already chained that readiness onto a fence the receiver waits on: that is
-the whole difference between the synchronous ABI and coarse fences."""
+the whole difference between the synchronous ABI and coarse fences.
+
+Every allocation and execute region is on one device (the affinity analysis says which), so
+execution is partitioned per device and ordered across devices by timepoints only. A value used
+on a device other than its own goes through `stream.async.transfer`: explicitly for
+`flow.tensor.transfer`, implicitly where a dispatch or an export needs it elsewhere."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from weir.compiler.devices import DeviceTable
 from weir.compiler.pass_base import Pass
+from weir.compiler.stream.affinity_analysis import place, Placement
 from weir.compiler.shapes import dims_per_result
 from weir.compiler.state import CompilationState
 from weir.dialects import flow, hal, stream
 from weir.ir.diagnostics import error_at
+from weir.ir.hal_attrs import DeviceAffinityAttr
 from weir.ir.upstream import (
     arith,
     ArrayAttr,
@@ -43,8 +51,13 @@ class Resource:
     value: SSAValue
     dims: list[SSAValue]
     ready: SSAValue | None  # a !stream.timepoint, None when ready now
+    device: str | None  # where the contents live; None for constants (usable anywhere)
     # True once a barrier reported `ready` to an outside fence: exporting needs no host wait.
     fenced: bool = False
+
+
+def _on(device: str) -> DeviceAffinityAttr:
+    return DeviceAffinityAttr(device)
 
 
 def _leaves_function(value: SSAValue) -> bool:
@@ -54,6 +67,8 @@ def _leaves_function(value: SSAValue) -> bool:
             return True
         if isinstance(user, hal.TensorBarrierOp) and use.index < len(user.results_) and \
                 _leaves_function(user.results_[use.index]):
+            return True
+        if isinstance(user, flow.TensorTransferOp) and _leaves_function(user.result):
             return True
     return False
 
@@ -66,13 +81,19 @@ class ConvertToStream(Pass):
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
                 if len(fn.body.blocks) != 1:
                     raise error_at(fn, "control flow on the host is not supported yet")
-                _FunctionConverter(fn.body.block).run()
+                block = fn.body.block
+                table = DeviceTable.of(state.options)
+                _FunctionConverter(block, place(block, table), table).run()
 
 
 class _FunctionConverter:
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, placement: Placement, table: DeviceTable):
         self.block = block
+        self.placement = placement
+        self.table = table
         self.resources: dict[SSAValue, Resource] = {}
+        # Implicit transfers made so far, so every use on one device shares one copy.
+        self.moved: dict[tuple[SSAValue, str], Resource] = {}
         self.fence_timepoints: dict[SSAValue, SSAValue] = {}  # one timepoint per outside fence
         self.dead: list[Operation] = []
 
@@ -96,8 +117,7 @@ class _FunctionConverter:
             elif isinstance(op, DimOp):
                 self._dim(op, b)
             elif isinstance(op, flow.TensorTransferOp):
-                raise error_at(op, "flow.tensor.transfer needs multi-device support, which is "
-                                   "not implemented yet")
+                self._transfer(op, b)
             elif any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
                 raise error_at(op, f"'{op.name}' on tensors cannot run on the host")
         for op in reversed(self.dead):
@@ -108,13 +128,14 @@ class _FunctionConverter:
         return b.insert(stream.TensorSizeOfOp.build(
             operands=[dims], result_types=[IndexType()], properties={"encoding": t})).result
 
-    def _alloca(self, t: TensorType, dims: list[SSAValue], lifetime: str,
-                b: Builder) -> tuple[SSAValue, SSAValue]:
+    def _alloca(self, t: TensorType, dims: list[SSAValue], lifetime: str, device: str,
+                b: Builder) -> Resource:
         size = self._sizeof(t, dims, b)
         alloca = b.insert(stream.ResourceAllocaOp.build(
             operands=[size, []],
-            result_types=[stream.ResourceType(lifetime), stream.TimepointType()]))
-        return alloca.result, alloca.result_timepoint
+            result_types=[stream.ResourceType(lifetime), stream.TimepointType()],
+            properties={"affinity": _on(device)}))
+        return Resource(alloca.result, dims, alloca.result_timepoint, device)
 
     def _import(self, op: hal.TensorImportOp, b: Builder) -> None:
         t = op.result.type
@@ -122,7 +143,8 @@ class _FunctionConverter:
         imported = b.insert(stream.TensorImportOp.build(
             operands=[op.source, list(op.target_dims)],
             result_types=[stream.ResourceType("external")],
-            properties={"encoding": t, "name": op.arg_name}))
+            properties={"encoding": t, "name": op.arg_name,
+                        "affinity": _on(self.placement.op_device[op])}))
         ready = None
         if op.wait is not None:
             ready = self.fence_timepoints.get(op.wait)
@@ -130,30 +152,68 @@ class _FunctionConverter:
                 ready = b.insert(stream.TimepointImportOp.build(
                     operands=[op.wait], result_types=[stream.TimepointType()])).result
                 self.fence_timepoints[op.wait] = ready
-        self.resources[op.result] = Resource(imported.result, list(op.target_dims), ready)
+        self.resources[op.result] = Resource(imported.result, list(op.target_dims), ready,
+                                             self.placement.op_device[op])
         self.dead.append(op)
 
     def _empty(self, op: EmptyOp, b: Builder) -> None:
         t = op.tensor.type
         assert isinstance(t, TensorType)
         lifetime = "external" if _leaves_function(op.tensor) else "transient"
-        value, ready = self._alloca(t, list(op.dynamic_sizes), lifetime, b)
-        self.resources[op.tensor] = Resource(value, list(op.dynamic_sizes), ready)
+        self.resources[op.tensor] = self._alloca(t, list(op.dynamic_sizes), lifetime,
+                                                 self.placement.op_device[op], b)
         self.dead.append(op)
 
     def _constant(self, op: arith.ConstantOp, b: Builder) -> None:
         value = op.value
         if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
             raise error_at(op, f"tensor constant {value} is not supported")
+        devices = self.placement.constant_devices(op.result) or {self.table.devices[0].name}
         const = b.insert(stream.ResourceConstantOp.build(
-            result_types=[stream.ResourceType("constant")], properties={"value": value}))
-        self.resources[op.result] = Resource(const.result, [], None)
+            result_types=[stream.ResourceType("constant")],
+            properties={"value": value, "affinity": self.table.affinity(devices)}))
+        self.resources[op.result] = Resource(const.result, [], None, None)
         self.dead.append(op)
 
     def _resource(self, value: SSAValue, user: Operation) -> Resource:
         if value not in self.resources:
             raise error_at(user, "internal: a tensor operand has no resource")
         return self.resources[value]
+
+    def _resource_on(self, value: SSAValue, device: str, user: Operation,
+                     b: Builder) -> Resource:
+        """`value`'s resource as `device` sees it: transferred there if it lives elsewhere."""
+        source = self._resource(value, user)
+        if source.device is None or source.device == device:
+            return source
+        key = (value, device)
+        if key not in self.moved:
+            t = value.type
+            assert isinstance(t, TensorType)
+            self.moved[key] = self._transfer_resource(source, t, device, "transient", b)
+        return self.moved[key]
+
+    def _transfer_resource(self, source: Resource, t: TensorType, device: str, lifetime: str,
+                           b: Builder) -> Resource:
+        assert source.device is not None
+        size = self._sizeof(t, source.dims, b)
+        transfer = b.insert(stream.AsyncTransferOp.build(
+            operands=[source.value, size, [source.ready] if source.ready is not None else []],
+            result_types=[stream.ResourceType(lifetime), stream.TimepointType()],
+            properties={"source_affinity": _on(source.device), "target_affinity": _on(device)}))
+        return Resource(transfer.result, source.dims, transfer.result_timepoint, device)
+
+    def _transfer(self, op: flow.TensorTransferOp, b: Builder) -> None:
+        source = self._resource(op.source, op)
+        device = self.placement.op_device[op]
+        t = op.source.type
+        assert isinstance(t, TensorType)
+        if source.device is None or source.device == device:
+            self.resources[op.result] = source
+        else:
+            lifetime = "external" if _leaves_function(op.result) else "transient"
+            self.resources[op.result] = self._transfer_resource(source, t, device, lifetime, b)
+        self.dead.append(op)
 
     def _await_all(self, resources: list[Resource], b: Builder) -> SSAValue | None:
         points = [r.ready for r in resources if r.ready is not None]
@@ -165,25 +225,27 @@ class _FunctionConverter:
         return b.insert(stream.TimepointJoinOp.build(
             operands=[unique], result_types=[stream.TimepointType()])).result
 
-    def _execute(self, body: Block, after: list[Resource], b: Builder) -> SSAValue:
-        """Submits the commands in `body` once every resource in `after` is ready; returns the
-        timepoint at which they have run."""
+    def _execute(self, body: Block, after: list[Resource], device: str, b: Builder) -> SSAValue:
+        """Submits the commands in `body` to `device`'s queue once every resource in `after` is
+        ready; returns the timepoint at which they have run."""
         wait = self._await_all(after, b)
         execute = b.insert(stream.CmdExecuteOp.build(
             operands=[[wait] if wait is not None else []],
-            result_types=[stream.TimepointType()], regions=[Region(body)]))
+            result_types=[stream.TimepointType()], regions=[Region(body)],
+            properties={"affinity": _on(device)}))
         return execute.result_timepoint
 
     def _dispatch(self, op: flow.DispatchOp, b: Builder) -> None:
-        inputs = [self._resource(v, op) for v in op.arguments if isinstance(v.type, TensorType)]
+        device = self.placement.op_device[op]
+        inputs = [self._resource_on(v, device, op, b) for v in op.arguments
+                  if isinstance(v.type, TensorType)]
         push = [v for v in op.arguments if isinstance(v.type, IndexType)]
         outputs: list[Resource] = []
         for r, r_dims in zip(op.results, dims_per_result(op), strict=True):
             t = r.type
             assert isinstance(t, TensorType)
             lifetime = "external" if _leaves_function(r) else "transient"
-            value, ready = self._alloca(t, r_dims, lifetime, b)
-            outputs.append(Resource(value, r_dims, ready))
+            outputs.append(self._alloca(t, r_dims, lifetime, device, b))
         body = Block()
         body.add_op(stream.CmdDispatchOp.build(
             operands=[[], push, [r.value for r in inputs + outputs]],
@@ -192,24 +254,26 @@ class _FunctionConverter:
                 "access": ArrayAttr([StringAttr("ro")] * len(inputs) +
                                     [StringAttr("wo")] * len(outputs)),
             }))
-        done = self._execute(body, inputs + outputs, b)
+        done = self._execute(body, inputs + outputs, device, b)
         for r, out in zip(op.results, outputs, strict=True):
-            self.resources[r] = Resource(out.value, out.dims, done)
+            self.resources[r] = Resource(out.value, out.dims, done, device)
         self.dead.append(op)
 
     def _alias(self, op: hal.TensorAliasOp, b: Builder) -> None:
         source = self._resource(op.source, op)
+        device = self.placement.op_device[op]
         t = op.source.type
         assert isinstance(t, TensorType)
         storage = b.insert(stream.TensorImportOp.build(
             operands=[op.storage, list(op.source_dims)],
             result_types=[stream.ResourceType("external")],
-            properties={"encoding": t, "name": StringAttr("output storage")}))
+            properties={"encoding": t, "name": StringAttr("output storage"),
+                        "affinity": _on(device)}))
         size = self._sizeof(t, list(op.source_dims), b)
         body = Block()
         body.add_op(stream.CmdCopyOp.build(operands=[source.value, storage.result, size]))
         self.resources[op.result] = Resource(storage.result, list(op.source_dims),
-                                              self._execute(body, [source], b))
+                                              self._execute(body, [source], device, b), device)
         self.dead.append(op)
 
     def _barrier(self, op: hal.TensorBarrierOp, b: Builder) -> None:
@@ -218,21 +282,29 @@ class _FunctionConverter:
         if ready is None:
             ready = b.insert(stream.TimepointImmediateOp.build(
                 result_types=[stream.TimepointType()])).result
-        b.insert(stream.TimepointChainExternalOp.build(operands=[ready, op.signal]))
+        b.insert(stream.TimepointChainExternalOp.build(
+            operands=[ready, op.signal],
+            properties={"affinity": _on(self.placement.op_device[op])}))
         for result, source in zip(op.results_, sources, strict=True):
             self.resources[result] = Resource(source.value, source.dims, source.ready,
-                                              fenced=True)
+                                              source.device, fenced=True)
         self.dead.append(op)
 
     def _export(self, op: hal.TensorExportOp, b: Builder) -> None:
+        device = self.placement.op_device[op]
         source = self._resource(op.source, op)
         t = op.source.type
         assert isinstance(t, TensorType)
+        if source.device is not None and source.device != device:
+            # The caller expects the result on `device`: an implicit transfer, behind which the
+            # host waits (a barrier's fence covered only the source's readiness).
+            source = self._transfer_resource(source, t, device, "external", b)
         if source.ready is not None and not source.fenced:
             b.insert(stream.TimepointAwaitOp.build(operands=[[source.ready]]))
         exported = b.insert(stream.TensorExportOp.build(
             operands=[source.value, list(op.source_dims)],
-            result_types=[hal.BufferViewType()], properties={"encoding": t}))
+            result_types=[hal.BufferViewType()],
+            properties={"encoding": t, "affinity": _on(device)}))
         op.result.replace_all_uses_with(exported.result)
         self.dead.append(op)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from weir.compiler.pass_base import Pass
 from weir.compiler.stream.convert_executables import ConvertExecutables
 from weir.compiler.stream.convert_to_stream import ConvertToStream
+from weir.compiler.stream.elide_transfers import ElideTransfers
 from weir.compiler.stream.verify import verify_stream
 
 PASSES: tuple[Pass, ...] = (
@@ -12,5 +13,7 @@ PASSES: tuple[Pass, ...] = (
     ConvertExecutables(),
     # Tensors become sized resources; dispatches become command sequences on timepoints.
     ConvertToStream(),
+    # Devices that share memory use one allocation instead of copying between them.
+    ElideTransfers(),
 )
 VERIFY = verify_stream

@@ -1,6 +1,7 @@
 """Rewrites the host program into a `vm.module`: every hal op becomes a call into the runtime's
-`hal` module, index math becomes VM arithmetic, executables are created once per context by the
-module initializer and kept in globals, constants become rodata."""
+`hal` module, index math becomes VM arithmetic, executables are created once per context (and
+per device that dispatches them) by the module initializer and kept in globals, constants become
+rodata."""
 
 from __future__ import annotations
 
@@ -75,6 +76,9 @@ class _ModuleLowering:
         self.body = Block()
         self.imports: dict[str, vm.ImportOp] = {}
         self.rodata: set[str] = set()
+        # (executable, device ordinal) -> the global holding it, for each device dispatching it.
+        self.executable_globals: dict[tuple[str, int], str] = {}
+        self.lookups: dict[Operation, str] = {}
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
         body = self.body
@@ -94,15 +98,16 @@ class _ModuleLowering:
                     dependencies.append(dep)
         for exe in executables:
             exe.detach()
+        self._plan_executable_globals(module)
+        for global_name in self.executable_globals.values():
             body.add_op(vm.GlobalOp.build(properties={
-                "sym_name": StringAttr(f"_executable_{exe.sym_name.data}"),
-                "type": hal.ExecutableType()}))
+                "sym_name": StringAttr(global_name), "type": hal.ExecutableType()}))
         for op in list(module.body.block.ops):
             if isinstance(op, func.FuncOp) and op.body.blocks:
                 body.add_op(self._function(op))
                 body.add_op(self._export(op))
-        if executables:
-            body.add_op(self._initializer(executables))
+        if self.executable_globals:
+            body.add_op(self._initializer())
         for exe in executables:
             body.add_op(exe)
         vm_module = vm.ModuleOp.build(properties={
@@ -139,17 +144,32 @@ class _ModuleLowering:
             "reflection": DictionaryAttr(reflection),
         })
 
-    def _initializer(self, executables: list[hal.ExecutableOp]) -> vm.FuncOp:
+    def _plan_executable_globals(self, module: ModuleOp) -> None:
+        """One global per executable and device that dispatches it (the device of each lookup
+        is still a `hal.device.get` here, before any function is lowered)."""
+        for op in module.walk():
+            if isinstance(op, hal.ExecutableLookupOp):
+                device = op.device.owner
+                if not isinstance(device, hal.DeviceGetOp):
+                    raise error_at(op, "hal.executable.lookup needs a device from hal.device.get")
+                key = (op.executable.root_reference.data, device.ordinal.value.data)
+                suffix = "" if key[1] == 0 else f"__device{key[1]}"
+                self.executable_globals.setdefault(key, f"_executable_{key[0]}{suffix}")
+
+    def _initializer(self) -> vm.FuncOp:
         block = Block()
         b = Builder(InsertPoint.at_end(block))
-        device = self._call(b, "hal.device.get", "0i_r", [self._const(b, 0, IndexType())],
-                            [hal.DeviceType()])[0]
-        for exe in executables:
-            name = self._const(b, exe.sym_name.data, vm.StrType())
-            created = self._call(b, "hal.executable.create", "0rr_r", [device, name],
+        devices: dict[int, SSAValue] = {}
+        for (exe, ordinal), global_name in self.executable_globals.items():
+            if ordinal not in devices:
+                devices[ordinal] = self._call(
+                    b, "hal.device.get", "0i_r", [self._const(b, ordinal, IndexType())],
+                    [hal.DeviceType()])[0]
+            name = self._const(b, exe, vm.StrType())
+            created = self._call(b, "hal.executable.create", "0rr_r", [devices[ordinal], name],
                                  [hal.ExecutableType()])[0]
             b.insert(vm.GlobalStoreOp.build(operands=[created], properties={
-                "global": SymbolRefAttr(f"_executable_{exe.sym_name.data}")}))
+                "global": SymbolRefAttr(global_name)}))
         b.insert(vm.ReturnOp.build(operands=[[]]))
         return vm.FuncOp.build(properties={
             "sym_name": StringAttr(INITIALIZER),
@@ -184,6 +204,13 @@ class _ModuleLowering:
 
     def _function(self, fn: func.FuncOp) -> vm.FuncOp:
         region = fn.detach_region(fn.body)
+        # Lookups name their executable's global by device before device.get is lowered.
+        for op in region.walk():
+            if isinstance(op, hal.ExecutableLookupOp):
+                device = op.device.owner
+                assert isinstance(device, hal.DeviceGetOp)
+                self.lookups[op] = self.executable_globals[
+                    (op.executable.root_reference.data, device.ordinal.value.data)]
         for block in region.blocks:
             for op in list(block.ops):
                 self._lower(op)
@@ -231,8 +258,7 @@ class _ModuleLowering:
         if isinstance(op, hal.ExecutableLookupOp):
             load = b.insert(vm.GlobalLoadOp.build(
                 result_types=[hal.ExecutableType()],
-                properties={"global": SymbolRefAttr(
-                    f"_executable_{op.executable.root_reference.data}")}))
+                properties={"global": SymbolRefAttr(self.lookups[op])}))
             return [load.result]
         if isinstance(op, hal.BufferViewAssertOp):
             shape = [self._const(b, d.value.data, IndexType()) for d in op.shape.data]
@@ -300,6 +326,12 @@ class _ModuleLowering:
             wait = op.wait if op.wait is not None else self._const(b, None, hal.FenceType())
             c(b, "hal.device.queue.execute", "0rrrr_", [
                 op.device, wait, op.signal, self._tuple(b, list(op.command_buffers))], [])
+            return []
+        if isinstance(op, hal.QueueCopyOp):
+            wait = op.wait if op.wait is not None else self._const(b, None, hal.FenceType())
+            zero = self._const(b, 0, IndexType())
+            c(b, "hal.device.queue.copy", "0rrrrIrII_", [
+                op.device, wait, op.signal, op.source, zero, op.target, zero, op.length], [])
             return []
         if isinstance(op, hal.QueueBarrierOp):
             wait = op.wait if op.wait is not None else self._const(b, None, hal.FenceType())

@@ -7,6 +7,7 @@ from weir.runtime.hal.device import Device
 from weir.runtime.hal.executable import Executable, ExecutableLoaderRegistry, LoaderInfo
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.semaphore import Semaphore
+from weir.runtime.hal.statistics import DeviceStatistics
 
-__all__ = ["Allocator", "Buffer", "BufferView", "CommandBuffer", "Device", "Executable",
-           "ExecutableLoaderRegistry", "Fence", "LoaderInfo", "Semaphore"]
+__all__ = ["Allocator", "Buffer", "BufferView", "CommandBuffer", "Device", "DeviceStatistics",
+           "Executable", "ExecutableLoaderRegistry", "Fence", "LoaderInfo", "Semaphore"]

@@ -16,6 +16,7 @@ from weir.runtime.hal.command_buffer import (
     DispatchCommand,
     FillCommand,
 )
+from weir.runtime.hal.statistics import DeviceStatistics, dispatch_name
 
 
 def copy_bytes(src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, length: int) -> None:
@@ -31,13 +32,17 @@ def fill_bytes(dst: Buffer, offset: int, length: int, pattern: bytes) -> None:
     target.reshape(-1, len(pattern))[...] = np.frombuffer(pattern, dtype=np.uint8)
 
 
-def execute_command_buffers(command_buffers: Sequence[CommandBuffer]) -> None:
-    """The work of one `queue_execute`: the command buffers in order."""
+def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
+                            statistics: DeviceStatistics) -> None:
+    """The work of one `queue_execute`: the command buffers in order. `statistics` belongs to the
+    device whose queue runs this work (not the one that recorded the buffers): each dispatch that
+    returns and each command buffer that runs to its end is counted there."""
     for cb in command_buffers:
-        _execute_command_buffer(cb)
+        _execute_command_buffer(cb, statistics)
+        statistics.record_command_buffer()
 
 
-def _execute_command_buffer(cb: CommandBuffer) -> None:
+def _execute_command_buffer(cb: CommandBuffer, statistics: DeviceStatistics) -> None:
     if not isinstance(cb, CommandBuffer):
         raise RuntimeFault(f"queue execute: expected command buffers, got {type(cb).__name__}")
     if not cb.finalized:
@@ -45,6 +50,7 @@ def _execute_command_buffer(cb: CommandBuffer) -> None:
     for cmd in cb.commands:
         if isinstance(cmd, DispatchCommand):
             cmd.executable.dispatch(cmd.entry, cmd.workgroups, cmd.constants, cmd.bindings)
+            statistics.record_dispatch(dispatch_name(cmd.executable, cmd.entry))
         elif isinstance(cmd, CopyCommand):
             copy_bytes(cmd.src, cmd.src_offset, cmd.dst, cmd.dst_offset, cmd.length)
         elif isinstance(cmd, FillCommand):

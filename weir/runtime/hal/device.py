@@ -1,7 +1,10 @@
 """The device interface. Every queue operation takes a wait fence (or None) and a signal fence
 and reports failures through the signal fence, never only by raising: that way a driver that runs
 the operation later on a worker thread (local-task) has exactly the same contract as one that
-runs it inline (local-sync)."""
+runs it inline (local-sync).
+
+Each device owns its `statistics`, updated by the queue that actually runs the work, so tests of
+multi-device programs can tell which device's queue ran what."""
 
 from __future__ import annotations
 
@@ -12,9 +15,19 @@ from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.semaphore import Semaphore
+from weir.runtime.hal.statistics import DeviceStatistics
 
 
 class Device(ABC):
+    def __init__(self) -> None:
+        # Subclasses must call this: every device counts its own queue work.
+        self._statistics = DeviceStatistics()
+
+    @property
+    def statistics(self) -> DeviceStatistics:
+        """The live counters of this device's queue (not a copy: `snapshot()` gives one)."""
+        return self._statistics
+
     @property
     @abstractmethod
     def driver_name(self) -> str: ...

@@ -13,6 +13,11 @@ from weir.runtime.hal.buffer import Buffer
 
 
 class Executable(ABC):
+    # The module's name for this executable (`ExecutableDef.name`) when whoever loaded it passed
+    # one to `ExecutableLoaderRegistry.load`, else None; statistics key dispatches by it. A class
+    # attribute, so loaders need no constructor change to support it.
+    name: str | None = None
+
     @property
     @abstractmethod
     def entry_points(self) -> tuple[str, ...]: ...
@@ -48,9 +53,13 @@ class ExecutableLoaderRegistry:
     def formats(self) -> tuple[str, ...]:
         return tuple(self._loaders)
 
-    def load(self, format: str, payload: memoryview) -> Executable:
+    def load(self, format: str, payload: memoryview, name: str | None = None) -> Executable:
+        """`name`: the module's name for the executable, kept on it as `Executable.name`."""
         info = self._loaders.get(format)
         if info is None:
             raise LoadError(f"no executable loader for format '{format}' (available: "
                             f"{', '.join(self._loaders) or 'none'})")
-        return info.load(payload)
+        executable = info.load(payload)
+        if name is not None:
+            executable.name = name
+        return executable

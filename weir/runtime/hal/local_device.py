@@ -14,6 +14,7 @@ from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.command_execution import copy_bytes, execute_command_buffers, fill_bytes
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.fence import Fence
+from weir.runtime.hal.statistics import QueueOpKind
 
 # The work of a queue operation; None for operations that only order (alloca's signal, dealloca,
 # barrier).
@@ -22,6 +23,7 @@ QueueWork = Callable[[], object] | None
 
 class LocalDevice(Device):
     def __init__(self) -> None:
+        super().__init__()
         self._allocator = Allocator()
 
     @property
@@ -35,35 +37,46 @@ class LocalDevice(Device):
     @abstractmethod
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
         """Runs `work` once `wait` is reached, then signals `signal`; a failed wait or failing
-        work fails `signal` with the original message instead."""
+        work fails `signal` with the original message instead. Either way the outcome is counted
+        in `self.statistics` just before `signal` settles (or the call raises)."""
+
+    def _submit(self, kind: QueueOpKind, wait: Fence | None, signal: Fence,
+                work: QueueWork) -> None:
+        """Counts the submission, then hands the operation to the driver. Drivers count its
+        completion or failure just before they settle `signal`."""
+        self._statistics.record_submitted(kind)
+        self._enqueue(f"queue {kind}", wait, signal, work)
 
     def queue_alloca(self, wait: Fence | None, signal: Fence, size: int) -> Buffer:
         try:
             buffer = self._allocator.allocate(size)
         except WeirError as e:
+            self._statistics.record_submitted("alloca")
+            self._statistics.record_failed()
             if isinstance(signal, Fence):
                 signal.fail(e)
             raise  # there is no buffer to return
-        self._enqueue("queue alloca", wait, signal, None)
+        self._submit("alloca", wait, signal, None)
         return buffer
 
     def queue_dealloca(self, wait: Fence | None, signal: Fence, buffer: Buffer) -> None:
         # Host memory is reclaimed when the last reference goes; ordering is all that matters.
-        self._enqueue("queue dealloca", wait, signal, None)
+        self._submit("dealloca", wait, signal, None)
 
     def queue_execute(self, wait: Fence | None, signal: Fence,
                       command_buffers: Sequence[CommandBuffer]) -> None:
         buffers = tuple(command_buffers)  # the caller may reuse its list after we return
-        self._enqueue("queue execute", wait, signal, lambda: execute_command_buffers(buffers))
+        stats = self._statistics  # captured instead of self: pending work must not pin the device
+        self._submit("execute", wait, signal, lambda: execute_command_buffers(buffers, stats))
 
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
                    dst: Buffer, dst_offset: int, length: int) -> None:
-        self._enqueue("queue copy", wait, signal,
-                      lambda: copy_bytes(src, src_offset, dst, dst_offset, length))
+        self._submit("copy", wait, signal,
+                     lambda: copy_bytes(src, src_offset, dst, dst_offset, length))
 
     def queue_fill(self, wait: Fence | None, signal: Fence, dst: Buffer, offset: int, length: int,
                    pattern: bytes) -> None:
-        self._enqueue("queue fill", wait, signal, lambda: fill_bytes(dst, offset, length, pattern))
+        self._submit("fill", wait, signal, lambda: fill_bytes(dst, offset, length, pattern))
 
     def queue_barrier(self, wait: Fence | None, signal: Fence) -> None:
-        self._enqueue("queue barrier", wait, signal, None)
+        self._submit("barrier", wait, signal, None)

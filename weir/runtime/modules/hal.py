@@ -119,7 +119,7 @@ class HalModule(NativeModule):
         loaders = state.context.instance.executable_loaders
         for variant in exe.variants:
             if loaders.has(variant.format) and dev.can_execute(variant.format):
-                return loaders.load(variant.format, image.segments[variant.segment])
+                return loaders.load(variant.format, image.segments[variant.segment], name=name)
         formats = ", ".join(f"{v.target} ({v.format})" for v in exe.variants)
         raise LoadError(f"executable '{name}' of module '{image.name}' has no variant device "
                         f"'{dev.driver_name}' can run (variants: {formats}; loaders: "

@@ -20,32 +20,43 @@ class LocalSyncDevice(LocalDevice):
     def driver_name(self) -> str:
         return "local-sync"
 
+    def _fail(self, signal: Fence, message: str) -> None:
+        self._statistics.record_failed()
+        signal.fail(message)
+
     def _wait(self, wait: Fence | None, signal: Fence, what: str) -> bool:
         """False when the wait fence failed (the signal fence then carries that failure)."""
         if wait is None:
             return True
         if not isinstance(wait, Fence):
+            self._statistics.record_failed()
             raise RuntimeFault(f"{what}: wait/signal must be fences")
         try:
             reached = wait.wait(self.options.wait_timeout_s)
         except RuntimeFault as e:
-            signal.fail(str(e))
+            self._fail(signal, str(e))
             return False
         if not reached:
             message = (f"{what}: the wait fence was not reached within "
                        f"{self.options.wait_timeout_s:g} s; local-sync runs queue operations "
                        f"inline, so only another thread could have signalled it")
-            signal.fail(message)
+            self._fail(signal, message)
             raise RuntimeFault(message)
         return True
 
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
         if not isinstance(signal, Fence):
+            self._statistics.record_failed()
             raise RuntimeFault(f"{what}: the signal fence is missing")
         if not self._wait(wait, signal, what):
             return
         failure = None if work is None else run_work(what, work)
         if failure is not None:
-            signal.fail(failure)
+            self._fail(signal, failure)
             return
-        signal.signal()
+        self._statistics.record_completed()
+        try:
+            signal.signal()
+        except RuntimeFault:
+            self._statistics.record_signal_refused()
+            raise

@@ -67,14 +67,18 @@ class LocalTaskDevice(LocalDevice):
 
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
         if not isinstance(signal, Fence):
+            self._statistics.record_failed()
             raise RuntimeFault(f"{what}: the signal fence is missing")  # nowhere else to say it
         if wait is not None and not isinstance(wait, Fence):
+            self._statistics.record_failed()
             signal.fail(f"{what}: the wait must be a fence or None, got {type(wait).__name__}")
             return
         if self._stopped:
+            self._statistics.record_failed()
             signal.fail(_SHUTDOWN.format(what=what))
             return
-        op = Operation(what, signal, work, self._ready, keepalive=self)
+        op = Operation(what, signal, work, self._ready, keepalive=self,
+                       statistics=self._statistics)
         if op.arm(wait) and not self._monitor.track(op):
             op.expire(_SHUTDOWN.format(what=what))  # shut down while submitting
 

@@ -12,6 +12,7 @@ from typing import Callable
 from weir.runtime.hal.drivers.local_task.inline import run_inline
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.queue_work import failure_message, run_work
+from weir.runtime.hal.statistics import DeviceStatistics
 
 
 class _State(Enum):
@@ -21,13 +22,17 @@ class _State(Enum):
 
 
 class Operation:
-    __slots__ = ("what", "signal", "work", "_lock", "_pending", "_state", "_on_ready",
-                 "_keepalive")
+    __slots__ = ("what", "signal", "work", "_statistics", "_lock", "_pending", "_state",
+                 "_on_ready", "_keepalive")
 
     def __init__(self, what: str, signal: Fence, work: Callable[[], object] | None,
-                 on_ready: Callable[[Operation], None], keepalive: object) -> None:
+                 on_ready: Callable[[Operation], None], keepalive: object,
+                 statistics: DeviceStatistics) -> None:
         self.what = what
         self.signal = signal
+        # The device's counters (not the device): the outcome is counted on whatever thread
+        # settles the operation, which may be another device's worker.
+        self._statistics = statistics
         # None for operations that only order (barrier, dealloca, alloca's signal).
         self.work = work
         self._lock = threading.Lock()
@@ -104,20 +109,25 @@ class Operation:
         self.work = None
         self._keepalive = None
         self._on_ready = _already_ready
-        run_inline(lambda: _complete(self.what, self.signal, failure))
+        run_inline(lambda: _complete(self.what, self.signal, failure, self._statistics))
 
 
 def _already_ready(op: Operation) -> None:
     pass
 
 
-def _complete(what: str, signal: Fence, failure: str | None) -> None:
+def _complete(what: str, signal: Fence, failure: str | None, statistics: DeviceStatistics) -> None:
+    """Counts the outcome before settling the fence, so a host woken by it sees the count."""
     if failure is None:
+        statistics.record_completed()
         try:
             signal.signal()
             return
         except Exception as e:  # the semaphore failed meanwhile or was signalled past the value
+            statistics.record_signal_refused()
             failure = failure_message(what, e)
+    else:
+        statistics.record_failed()
     try:
         signal.fail(failure)
     except Exception:

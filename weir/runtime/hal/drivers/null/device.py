@@ -1,5 +1,6 @@
 """The null driver: the skeleton to copy when writing a new driver. Every operation says it is
-not implemented, so a half-written driver fails loudly at the first thing it lacks."""
+not implemented, so a half-written driver fails loudly at the first thing it lacks. A real driver
+also counts its queue work in `self.statistics` (see weir/runtime/hal/local_device.py)."""
 
 from __future__ import annotations
 
