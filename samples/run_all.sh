@@ -43,3 +43,20 @@ weir-compile --iree-execution-model=async-external --iree-hal-target-backends=vm
 python "$here/custom_module_async/run.py" example_async.wvm example.main
 say "custom_module_async, wait-before-signal: T=1 is signalled after the call returns"
 python "$here/custom_module_async/run.py" example_async.wvm example.main --signal-after-invoke
+
+say "multi_device: one function over two devices (seed 004), transfers elided"
+mdflags=(--iree-execution-model=async-external --iree-hal-target-device=device_a=local[0]
+  --iree-hal-target-device=device_b=local[1] --iree-hal-local-target-device-backends=vmvx)
+weir-compile "$here/multi_device/multi_device_mul.mlir" "${mdflags[@]}" -o multi.wvm
+weir-run-module --module=multi.wvm --function=multi_device_mul --input=4xf32=10,11,12,13 \
+  --device=local-task --device=local-task --print_statistics
+say "multi_device: the same with every transfer a queue copy between the devices"
+weir-compile "$here/multi_device/multi_device_mul.mlir" "${mdflags[@]}" \
+  --weir-stream-elide-transfers=false -o multi_copy.wvm
+weir-run-module --module=multi_copy.wvm --function=multi_device_mul \
+  --input=4xf32=10,11,12,13 --device=local-task --device=local-task --print_statistics
+say "multi_device: a diamond over three devices (a -> b, a -> c, b + c -> a)"
+weir-compile "$here/multi_device/diamond.mlir" "${mdflags[@]}" \
+  --iree-hal-target-device=device_c=local[2] -o diamond.wvm
+weir-run-module --module=diamond.wvm --function=diamond --input=4xf32=1,2,3,4 \
+  --device=local-task --device=local-task --device=local-task

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from weir.compiler.api import compile_file, compile_string, compile_to_phase
-from weir.compiler.options import CompilerOptions
+from weir.compiler.options import CompilerOptions, TargetDevice
 from weir.runtime.api import (
     BufferView,
     Context,
@@ -31,15 +31,17 @@ from weir.runtime.api import (
 __all__ = [
     "BufferView", "CompilerOptions", "Context", "Fence", "Function", "Instance", "NativeModule",
     "compile_file", "compile_string", "compile_to_phase", "export", "load", "load_module_bytes",
-    "load_module_file",
+    "load_module_file", "TargetDevice",
 ]
 
 
-def load(modules: Sequence[bytes | str | Path | NativeModule], device: str = "local-sync",
-         instance: Instance | None = None) -> Context:
-    """A context on one new device holding `modules` in load order (dependencies first): module
-    bytes, module file paths, or native modules."""
+def load(modules: Sequence[bytes | str | Path | NativeModule],
+         device: str | Sequence[str] = "local-sync", instance: Instance | None = None) -> Context:
+    """A context holding `modules` in load order (dependencies first): module bytes, module file
+    paths, or native modules. `device` names one driver, or a list of them: one new device each,
+    bound in order to the devices the modules were compiled for."""
     instance = instance or Instance()
+    drivers = [device] if isinstance(device, str) else list(device)
     loaded = []
     for m in modules:
         if isinstance(m, bytes | bytearray | memoryview):
@@ -48,4 +50,5 @@ def load(modules: Sequence[bytes | str | Path | NativeModule], device: str = "lo
             loaded.append(load_module_file(m))
         else:
             loaded.append(m)
-    return Context(instance, devices=[instance.create_device(device)], modules=loaded)
+    return Context(instance, devices=[instance.create_device(d) for d in drivers],
+                   modules=loaded)

@@ -8,7 +8,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from weir.compiler.options import CompilerOptions, Phase
+from weir.compiler.devices import HOST_MEMORY_KINDS
+from weir.compiler.options import CompilerOptions, Phase, TargetDevice
 from weir.compiler.pipeline import run_phases
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.registry import canonical_target_name
@@ -32,7 +33,20 @@ def _normalise(options: CompilerOptions) -> CompilerOptions:
     backends = [canonical_target_name(b) for b in options.target_backends]
     if not backends:
         raise UsageError("no target backend given (use --iree-hal-target-backends=vmvx)")
-    return replace(options, target_backends=tuple(dict.fromkeys(backends)))
+    devices = tuple(options.target_devices)
+    names: set[str] = set()
+    for d in devices:
+        if not isinstance(d, TargetDevice):
+            raise UsageError(f"target_devices: expected TargetDevice entries, got "
+                             f"{type(d).__name__}")
+        if d.kind not in HOST_MEMORY_KINDS:
+            raise UsageError(f"target_devices: device '{d.name}' has kind '{d.kind}', which is "
+                             f"not supported (supported: {', '.join(sorted(HOST_MEMORY_KINDS))})")
+        if d.name in names:
+            raise UsageError(f"target_devices: device '{d.name}' is named twice")
+        names.add(d.name)
+    return replace(options, target_backends=tuple(dict.fromkeys(backends)),
+                   target_devices=devices)
 
 
 def _compile(source: str | bytes, filename: str, options: CompilerOptions,

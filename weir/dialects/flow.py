@@ -104,12 +104,14 @@ class TensorTransferOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> TensorTransferOp:
-        source = parser.parse_operand()
+        unresolved = parser.parse_unresolved_operand()
         parser.parse_punctuation(":")
         t = parser.parse_type()
+        source = parser.resolve_operand(unresolved, t)
         dims: list[SSAValue] = []
         if parser.parse_optional_punctuation("{") is not None:
-            dims = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_operand)
+            dims = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, lambda: parser.parse_operand(IndexType()))
             parser.parse_punctuation("}")
         parser.parse_keyword("to")
         target = parser.parse_attribute()

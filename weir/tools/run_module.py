@@ -55,8 +55,8 @@ PARSER = FlagParser(TOOL, "--module=FILE [--function=NAME] [--input=VALUE ...] [
          default=Tolerances.f64),
     Flag("output_max_element_count", "int", "Elements of a result to print before eliding the "
          "rest with '...'.", default=DEFAULT_MAX_ELEMENT_COUNT, metavar="N"),
-    Flag("print_statistics", "bool", "Print invocation statistics to stderr on exit.",
-         default=False),
+    Flag("print_statistics", "bool", "Print the invocation time and each device's queue and "
+         "dispatch counts to stderr on exit.", default=False),
 ], description="Runs a function of a compiled weir module, as IREE's iree-run-module does.",
     # One stray positional is taken so the error can suggest `--module=` for it.
     positionals=(0, 1))
@@ -146,7 +146,32 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     exit_code = _report(request, results, signature.results)
     if request.print_statistics:
         sys.stderr.write(f"[statistics] invocation: {elapsed * 1e3:.3f} ms\n")
+        sys.stderr.write(device_statistics(devices, _device_names(modules)))
     return exit_code
+
+
+def _device_names(modules: Sequence[Any]) -> list[str]:
+    """The names the last compiled module gives its devices (`device_a`, ...), if any."""
+    for module in reversed(modules):
+        image = getattr(module, "image", None)
+        if image is not None:
+            return [d.name for d in image.devices]
+    return []
+
+
+def device_statistics(devices: Sequence[Any], names: Sequence[str]) -> str:
+    """One line per device: where each queue operation and dispatch ran."""
+    lines = []
+    for i, device in enumerate(devices):
+        stats = device.statistics.snapshot()
+        label = f"device[{i}]" + (f" @{names[i]}" if i < len(names) else "")
+        queue = " ".join(f"{kind}={n}" for kind, n in stats["queue_submitted"].items())
+        dispatches = " ".join(f"{name}={n}" for name, n in
+                              sorted(stats["dispatches_by_entry_point"].items())) or "none"
+        lines.append(f"[statistics] {label} {device.driver_name}: queue {queue} "
+                     f"(completed={stats['queue_completed']} failed={stats['queue_failed']}); "
+                     f"dispatches: {dispatches}\n")
+    return "".join(lines)
 
 
 @dataclass(frozen=True)
