@@ -277,7 +277,10 @@ class _FunctionConverter:
         self.dead.append(op)
 
     def _barrier(self, op: hal.TensorBarrierOp, b: Builder) -> None:
-        sources = [self._resource(v, op) for v in op.sources]
+        # Each result first moves to the device its export promises, so the fence covers the
+        # transfer too and the export needs no host wait.
+        sources = [self._exported_from(v, r, op, b) for v, r in zip(op.sources, op.results_,
+                                                                     strict=True)]
         ready = self._await_all(sources, b)
         if ready is None:
             ready = b.insert(stream.TimepointImmediateOp.build(
@@ -289,6 +292,19 @@ class _FunctionConverter:
             self.resources[result] = Resource(source.value, source.dims, source.ready,
                                               source.device, fenced=True)
         self.dead.append(op)
+
+    def _exported_from(self, source: SSAValue, result: SSAValue, barrier: hal.TensorBarrierOp,
+                       b: Builder) -> Resource:
+        resource = self._resource(source, barrier)
+        exports = [u.operation for u in result.uses if isinstance(u.operation, hal.TensorExportOp)]
+        if not exports or resource.device is None:
+            return resource
+        device = self.placement.op_device[exports[0]]
+        if device == resource.device:
+            return resource
+        t = source.type
+        assert isinstance(t, TensorType)
+        return self._transfer_resource(resource, t, device, "external", b)
 
     def _export(self, op: hal.TensorExportOp, b: Builder) -> None:
         device = self.placement.op_device[op]
