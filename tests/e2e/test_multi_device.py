@@ -154,3 +154,25 @@ def test_target_devices_are_checked_in_the_api() -> None:
         _compile(MUL, (weir.TargetDevice("a"), weir.TargetDevice("a", ordinal=1)))
     with pytest.raises(UsageError, match="kind 'cuda', which is not supported"):
         _compile(MUL, (weir.TargetDevice("a", "cuda"),))
+
+
+INTO = """
+func.func @into(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>},
+                %out: tensor<4xf32> {iree.abi.output = 0 : index,
+                                     iree.abi.affinity = #hal.device.promise<@device_b>})
+    -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) {
+  %0 = arith.mulf %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("elide", [True, False], ids=["elided", "copied"])
+def test_output_storage_on_another_device_receives_the_result(elide: bool) -> None:
+    program = _compile(INTO, _devices("device_a", "device_b"), "async-internal", elide)
+    ctx = weir.load([program], device=["local-task", "local-task"])
+    storage = BufferView.from_numpy(np.zeros(4, np.float32), ctx.devices[1].allocator)
+    (result,) = ctx.lookup_function("into").invoke_views([BufferView.from_numpy(X), storage])
+    assert result.buffer is storage.buffer  # the caller's storage, not a copy of it
+    np.testing.assert_array_equal(storage.to_numpy(), X * X)
+    assert [sum(d.values()) for d in _dispatches(ctx)] == [1, 0]

@@ -107,6 +107,8 @@ class TensorAliasOp(IRDLOperation):
     source_dims = var_operand_def(IndexType)
     storage = operand_def(BufferViewType)
     result = result_def(TensorType)
+    # Where the caller's storage lives (its `iree.abi.affinity`); None: where the source is.
+    affinity = opt_prop_def(Attribute)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def verify_(self) -> None:

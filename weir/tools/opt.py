@@ -12,7 +12,8 @@ from weir.compiler.options import CompilerOptions
 from weir.compiler.registry import PASSES
 from weir.compiler.state import CompilationState
 from weir.ir import parse_module, print_module
-from weir.tools.cli import run_tool
+from weir.errors import CompileError
+from weir.tools.cli import error_line, run_tool
 from weir.tools.compile import (
     EXECUTION_MODEL_FLAG,
     execution_model_from_flags,
@@ -46,17 +47,27 @@ def _body(argv: Sequence[str]) -> int:
     filename = "<stdin>" if path == "-" else path
     chunks = source.split("// -----") if flags.boolean("split-input-file") else [source]
     outputs = []
+    failed = 0
     line = 1
     for chunk in chunks:
         # Keep line numbers true to the whole file in diagnostics.
-        module = parse_module("\n" * (line - 1) + chunk, filename)
+        text = "\n" * (line - 1) + chunk
         line += chunk.count("\n")
-        state = CompilationState(options, filename, "module")
-        for p in passes:
-            p.run(module, state)
+        try:
+            module = parse_module(text, filename)
+            state = CompilationState(options, filename, "module")
+            for p in passes:
+                p.run(module, state)
+        except CompileError as error:
+            if len(chunks) == 1:
+                raise
+            # As mlir-opt does with split inputs: report each failing chunk, go on to the next.
+            sys.stderr.write(error_line(TOOL, str(error)) + "\n")
+            failed += 1
+            continue
         outputs.append(print_module(module))
     sys.stdout.write("// -----\n".join(outputs))
-    return 0
+    return 1 if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -75,6 +75,7 @@ class WrapEntryPoints(Pass):
         b = Builder(InsertPoint.at_end(block))
         call_args: list[SSAValue] = []
         storage: dict[int, SSAValue] = {}
+        storage_affinity: dict[int, Attribute | None] = {}
         for i, t in enumerate(inputs):
             arg = block.args[i]
             if not isinstance(t, TensorType):
@@ -83,6 +84,7 @@ class WrapEntryPoints(Pass):
             out = abi_output_index(arg_attrs, i)
             if out is not None:
                 storage[out] = arg
+                storage_affinity[out] = arg_affinity[i]
             dims = buffer_view_dims(arg, t, b.insertion_point)
             imported = b.insert(hal.TensorImportOp.build(
                 operands=[arg, dims, [wait] if wait is not None else []], result_types=[t],
@@ -98,7 +100,8 @@ class WrapEntryPoints(Pass):
             result_dims[j] = dims
             if j in storage:
                 results[j] = b.insert(hal.TensorAliasOp.build(
-                    operands=[results[j], dims, storage[j]], result_types=[t])).result
+                    operands=[results[j], dims, storage[j]], result_types=[t],
+                    properties=_with_affinity({}, storage_affinity[j]))).result
         if signal is not None:
             # The caller learns through `signal` when the results are valid; nothing waits here.
             # The signal comes from the queue of the device the first result is promised on.

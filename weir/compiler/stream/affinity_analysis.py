@@ -47,7 +47,8 @@ def place(block: Block, table: DeviceTable) -> Placement:
             for r in op.results:
                 values[r] = device
         elif isinstance(op, hal.TensorAliasOp):
-            device = values.get(op.source, default)
+            device = execution_device(op.affinity, table) if op.affinity is not None else \
+                values.get(op.source, default)
             values[op.result] = device
         elif isinstance(op, hal.TensorBarrierOp):
             device = execution_device(op.affinity, table)

@@ -260,8 +260,8 @@ class _FunctionConverter:
         self.dead.append(op)
 
     def _alias(self, op: hal.TensorAliasOp, b: Builder) -> None:
-        source = self._resource(op.source, op)
         device = self.placement.op_device[op]
+        source = self._resource_on(op.source, device, op, b)
         t = op.source.type
         assert isinstance(t, TensorType)
         storage = b.insert(stream.TensorImportOp.build(

@@ -1,0 +1,124 @@
+// Checks that the module records its default device (the first --iree-hal-target-device, or
+// @__device_0 when none is declared), that an affinity naming an undeclared device (on an argument,
+// a result, or a flow.tensor.transfer target) is an error at its op naming the device, and that
+// --wrap-entry-points carries each argument's and result's affinity onto hal.tensor.import /
+// export / barrier and into the iree.abi.declaration reflection string.
+// weir-opt stops at the first error: the valid RUNs read only what is above the "Errors" line,
+// and the error RUNs after the first blank the lines above their case (keeping line numbers).
+// RUN: sed '/^\/\/ Errors/,$d' %s | weir-opt --split-input-file --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-entry-points - | filecheck %s
+// RUN: sed '/^\/\/ Errors/,$d' %s | weir-opt --split-input-file --iree-execution-model=async-external --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-entry-points - | filecheck %s --check-prefix=ASYNC
+// RUN: sed '/^\/\/ Errors/,$d' %s | weir-opt --split-input-file --iree-hal-target-device=device_b=local --iree-hal-target-device=device_a=local[1] --materialize-target-devices - | filecheck %s --check-prefix=B-FIRST
+// RUN: sed '/^\/\/ -----$/,$d' %s | weir-opt --materialize-target-devices - | filecheck %s --check-prefix=NONE
+// RUN: sed '/^\/\/ -----$/,$d' %s | weir-opt --iree-hal-target-device=local --materialize-target-devices - | filecheck %s --check-prefix=NONE
+// RUN: not weir-opt --split-input-file --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices %s 2>&1 | filecheck %s --check-prefix=ERR-ARG
+// RUN: sed '1,/^\/\/ UNDECLARED-RESULT$/s/.*//' %s | not weir-opt --split-input-file --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices - 2>&1 | filecheck %s --check-prefix=ERR-RESULT
+// RUN: sed '1,/^\/\/ UNDECLARED-TRANSFER$/s/.*//' %s | not weir-opt --split-input-file --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices - 2>&1 | filecheck %s --check-prefix=ERR-TRANSFER
+// RUN: sed '/^\/\/ Errors/,$d' %s | not weir-opt --split-input-file --materialize-target-devices - 2>&1 | filecheck %s --check-prefix=ERR-NONE
+
+// No affinities at all: the module still names its default device, and nothing is placed.
+// CHECK: builtin.module attributes {stream.affinity.default = #hal.device.affinity<@device_a>}
+// CHECK-LABEL: func.func @plain(
+// CHECK-SAME: iree.abi.declaration = "sync func @plain(%input0: tensor<4xf32>) -> (%output0: tensor<4xf32>)"
+// CHECK: "hal.tensor.import"(%{{.*}}) <{name = "input0", operandSegmentSizes
+// CHECK: "hal.tensor.export"(%{{.*}}) <{name = "output0"}>
+// B-FIRST: builtin.module attributes {stream.affinity.default = #hal.device.affinity<@device_b>}
+// NONE: builtin.module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>}
+func.func @plain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.mulf %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The seed program: the argument and the result are promised on @device_a.
+// CHECK: builtin.module attributes {stream.affinity.default = #hal.device.affinity<@device_a>}
+// CHECK-LABEL: func.func @multi_device_mul(
+// CHECK-SAME: %[[ARG:[^:]*]]: !hal.buffer_view) -> !hal.buffer_view
+// CHECK-SAME: iree.abi.declaration = "sync func @multi_device_mul(%input0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) -> (%output0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})"
+// CHECK: %[[IN:.*]] = "hal.tensor.import"(%[[ARG]]) <{name = "input0", affinity = #hal.device.promise<@device_a>,
+// CHECK: %[[R:.*]] = func.call @_multi_device_mul(%[[IN]])
+// CHECK: %[[OUT:.*]] = "hal.tensor.export"(%[[R]]) <{name = "output0", affinity = #hal.device.promise<@device_a>}>
+// CHECK: func.return %[[OUT]]
+// The body keeps its transfers; both name declared devices.
+// CHECK: func.func private @_multi_device_mul(
+// CHECK: flow.tensor.transfer %{{.*}} : tensor<4xf32> to #hal.device.promise<@device_b>
+// CHECK: flow.tensor.transfer %{{.*}} : tensor<4xf32> to #hal.device.promise<@device_a>
+
+// With async-external the barrier that signals the caller's fence is on the result's device.
+// ASYNC-LABEL: func.func @multi_device_mul(
+// ASYNC-SAME: %[[ARG:[^:]*]]: !hal.buffer_view, %[[WAIT:[^:]*]]: !hal.fence, %[[SIGNAL:[^:]*]]: !hal.fence)
+// ASYNC-SAME: iree.abi.declaration = "async func @multi_device_mul(%input0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}) -> (%output0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>})"
+// ASYNC: %[[IN:.*]] = "hal.tensor.import"(%[[ARG]], %[[WAIT]]) <{name = "input0", affinity = #hal.device.promise<@device_a>,
+// ASYNC: %[[R:.*]] = func.call @_multi_device_mul(%[[IN]])
+// ASYNC: %[[READY:.*]] = "hal.tensor.barrier"(%[[R]], %[[SIGNAL]]) <{affinity = #hal.device.promise<@device_a>,
+// ASYNC: "hal.tensor.export"(%[[READY]]) <{name = "output0", affinity = #hal.device.promise<@device_a>}>
+// With no device declared only the default @__device_0 exists, so the seed's first affinity is an
+// error on its function.
+// ERR-NONE: <stdin>:[[# @LINE + 1]]:1: error: device @device_a is not a target device (declared: @__device_0); add --iree-hal-target-device=device_a=local[N]
+func.func public @multi_device_mul(
+  %input_a: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}
+) -> (
+  tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}
+) {
+  %constant_a = arith.constant dense<[0.0, 1.0, 2.0, 3.0]> : tensor<4xf32>
+  %transient_a = arith.mulf %input_a, %constant_a : tensor<4xf32>
+  %transient_b = flow.tensor.transfer %transient_a : tensor<4xf32> to #hal.device.promise<@device_b>
+  %constant_b = arith.constant dense<[4.0, 5.0, 6.0, 7.0]> : tensor<4xf32>
+  %result_b = arith.mulf %transient_b, %constant_b : tensor<4xf32>
+  %result_a = flow.tensor.transfer %result_b : tensor<4xf32> to #hal.device.promise<@device_a>
+  func.return %result_a : tensor<4xf32>
+}
+
+// -----
+
+// Each argument and result keeps its own affinity (an #hal.device.affinity is accepted too); one
+// without an affinity gets none.
+// CHECK-LABEL: func.func @mixed(
+// CHECK-SAME: %[[A:[^:]*]]: !hal.buffer_view, %[[B:[^:]*]]: !hal.buffer_view, %[[C:[^:]*]]: !hal.buffer_view) -> (!hal.buffer_view, !hal.buffer_view)
+// CHECK-SAME: iree.abi.declaration = "sync func @mixed(%input0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>}, %input1: tensor<4xf32> {iree.abi.affinity = #hal.device.affinity<@device_b>}, %input2: tensor<4xf32>) -> (%output0: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}, %output1: tensor<4xf32>)"
+// CHECK: "hal.tensor.import"(%[[A]]) <{name = "input0", affinity = #hal.device.promise<@device_a>,
+// CHECK: "hal.tensor.import"(%[[B]]) <{name = "input1", affinity = #hal.device.affinity<@device_b>,
+// CHECK: "hal.tensor.import"(%[[C]]) <{name = "input2", operandSegmentSizes
+// CHECK: "hal.tensor.export"(%{{.*}}) <{name = "output0", affinity = #hal.device.promise<@device_b>}>
+// CHECK: "hal.tensor.export"(%{{.*}}) <{name = "output1"}>
+// With async-external one barrier covers both results, on the first placed result's device.
+// ASYNC-LABEL: func.func @mixed(
+// ASYNC: "hal.tensor.barrier"(%{{[^,]*}}, %{{[^,]*}}, %{{[^)]*}}) <{affinity = #hal.device.promise<@device_b>,
+// ASYNC-NOT: "hal.tensor.barrier"
+// ASYNC: "hal.tensor.export"(%{{.*}}) <{name = "output0", affinity = #hal.device.promise<@device_b>}>
+// ASYNC: "hal.tensor.export"(%{{.*}}) <{name = "output1"}>
+func.func @mixed(%a: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_a>},
+                 %b: tensor<4xf32> {iree.abi.affinity = #hal.device.affinity<@device_b>},
+                 %c: tensor<4xf32>)
+    -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}, tensor<4xf32>) {
+  %0 = arith.mulf %a, %b : tensor<4xf32>
+  %1 = arith.addf %a, %c : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// Errors (the valid RUNs stop here).
+
+// -----
+
+// UNDECLARED-ARG
+// ERR-ARG: materialize_target_devices.mlir:[[# @LINE + 1]]:1: error: device @device_c is not a target device (declared: @device_a, @device_b); add --iree-hal-target-device=device_c=local[N]
+func.func @undeclared_arg(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_c>}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// UNDECLARED-RESULT
+// ERR-RESULT: <stdin>:[[# @LINE + 1]]:1: error: device @nowhere is not a target device (declared: @device_a, @device_b); add --iree-hal-target-device=nowhere=local[N]
+func.func @undeclared_result(%x: tensor<4xf32>) -> (tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@nowhere>}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// UNDECLARED-TRANSFER
+func.func @undeclared_transfer(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@device_b>}) -> tensor<4xf32> {
+  // ERR-TRANSFER: <stdin>:[[# @LINE + 1]]:3: error: device @device_z is not a target device (declared: @device_a, @device_b); add --iree-hal-target-device=device_z=local[N]
+  %0 = flow.tensor.transfer %x : tensor<4xf32> to #hal.device.promise<@device_z>
+  return %0 : tensor<4xf32>
+}
