@@ -4,6 +4,7 @@ check one pass at a time."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ from weir.tools.compile import (
 from weir.tools.io.flags import Flag, FlagParser
 
 TOOL = "weir-opt"
+SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
 
 PARSER = FlagParser(TOOL, "[--PASS ...] INPUT.mlir (or - for stdin)", [
     *(Flag(name, "bool", f"Run the {name} pass.", default=False) for name in PASSES),
@@ -45,7 +47,8 @@ def _body(argv: Sequence[str]) -> int:
     path = flags.positionals[0]
     source = sys.stdin.read() if path == "-" else Path(path).read_text(errors="replace")
     filename = "<stdin>" if path == "-" else path
-    chunks = source.split("// -----") if flags.boolean("split-input-file") else [source]
+    # As mlir-opt: the marker splits only as a line of its own, not inside a comment.
+    chunks = SPLIT_MARKER.split(source) if flags.boolean("split-input-file") else [source]
     outputs = []
     failed = 0
     line = 1

@@ -1,13 +1,7 @@
 // Checks that flow.tensor.transfer prints in its custom form (source, type, dynamic dims in
-// braces, `to` and the target device) and parses back unchanged, and that the verifier rejects a
-// target that is not a device and a wrong number of dynamic dims at the op's own location.
-// weir-opt stops at the first error, so the round trip reads only the valid cases (everything
-// above the "Verifier errors" line) and each error RUN blanks the lines above its case, which
-// keeps the line numbers of the file.
-// RUN: sed '/^\/\/ Verifier errors/,$d' %s | weir-opt --split-input-file - | weir-opt --split-input-file - | filecheck %s
-// RUN: sed '1,/^\/\/ BAD-TARGET$/s/.*//' %s | not weir-opt --split-input-file - 2>&1 | filecheck %s --check-prefix=ERR-TARGET
-// RUN: sed '1,/^\/\/ EXTRA-DIMS$/s/.*//' %s | not weir-opt --split-input-file - 2>&1 | filecheck %s --check-prefix=ERR-EXTRA
-// RUN: sed '1,/^\/\/ MISSING-DIMS$/s/.*//' %s | not weir-opt --split-input-file - 2>&1 | filecheck %s --check-prefix=ERR-MISSING
+// braces, `to` and the target device) and parses back unchanged. The verifier's errors (a target
+// that is not a device, a wrong number of dynamic dims) are checked in tensor_transfer_errors.mlir.
+// RUN: weir-opt --split-input-file %s | weir-opt --split-input-file - | filecheck %s
 
 // A static tensor: no braces, and the promise's device survives.
 // CHECK-LABEL: func.func @static(
@@ -33,31 +27,3 @@ func.func @dynamic(%x: tensor<?x4x?xf32>, %n: index, %m: index) -> tensor<?x4x?x
   return %1 : tensor<?x4x?xf32>
 }
 
-// Verifier errors (the round trip stops here).
-
-// -----
-
-// BAD-TARGET
-func.func @bad_target(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // ERR-TARGET: <stdin>:[[# @LINE + 1]]:3: error: 'flow.tensor.transfer' op flow.tensor.transfer target must be #hal.device.promise<@name>, got "device_b"
-  %0 = flow.tensor.transfer %x : tensor<4xf32> to "device_b"
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
-// EXTRA-DIMS
-func.func @extra_dims(%x: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
-  // ERR-EXTRA: <stdin>:[[# @LINE + 1]]:3: error: 'flow.tensor.transfer' op flow.tensor.transfer of tensor<?x4xf32> needs 1 dynamic dimension(s) in {...}, got 2
-  %0 = flow.tensor.transfer %x : tensor<?x4xf32>{%n, %n} to #hal.device.promise<@device_b>
-  return %0 : tensor<?x4xf32>
-}
-
-// -----
-
-// MISSING-DIMS
-func.func @missing_dims(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  // ERR-MISSING: <stdin>:[[# @LINE + 1]]:3: error: 'flow.tensor.transfer' op flow.tensor.transfer of tensor<?x?xf32> needs 2 dynamic dimension(s) in {...}, got 0
-  %0 = flow.tensor.transfer %x : tensor<?x?xf32> to #hal.device.promise<@device_b>
-  return %0 : tensor<?x?xf32>
-}
