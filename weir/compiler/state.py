@@ -5,7 +5,9 @@ printed and re-parsed, and never land in xDSL's process-wide resource store)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from weir.compiler.devices import DeviceTable
 from weir.compiler.options import CompilerOptions
 
 
@@ -29,3 +31,8 @@ class CompilationState:
     filename: str
     module_name: str
     blobs: BlobStore = field(default_factory=BlobStore)
+
+    @cached_property
+    def devices(self) -> DeviceTable:
+        """The program's devices, in binding order (from `options.target_devices`)."""
+        return DeviceTable.of(self.options)

@@ -28,7 +28,7 @@ class MaterializeTargetDevices(Pass):
     flag = "materialize-target-devices"
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
-        table = DeviceTable.of(state.options)
+        table = state.devices
         module.attributes["stream.affinity.default"] = table.default
         for op in module.walk():
             if isinstance(op, func.FuncOp):

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from weir.compiler.devices import DeviceTable, execution_device
+from weir.compiler.devices import execution_device
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
@@ -97,7 +97,7 @@ class _FunctionLowering:
         self.buffers: dict[SSAValue, SSAValue] = {}
         self.fences: dict[SSAValue, SSAValue | None] = {}
         self.dead: list[Operation] = []
-        self.table = DeviceTable.of(state.options)
+        self.table = state.devices
         self.devices: dict[int, SSAValue] = {}  # binding ordinal -> this function's handle
 
     def _device(self, affinity: Attribute | None) -> SSAValue:

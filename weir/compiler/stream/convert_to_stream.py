@@ -82,8 +82,7 @@ class ConvertToStream(Pass):
                 if len(fn.body.blocks) != 1:
                     raise error_at(fn, "control flow on the host is not supported yet")
                 block = fn.body.block
-                table = DeviceTable.of(state.options)
-                _FunctionConverter(block, place(block, table), table).run()
+                _FunctionConverter(block, place(block, state.devices), state.devices).run()
 
 
 class _FunctionConverter:

@@ -19,7 +19,7 @@ class ElideTransfers(Pass):
     flag = "elide-transfers"
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
-        table = DeviceTable.of(state.options)
+        table = state.devices
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
                 block = fn.body.block

@@ -145,8 +145,9 @@ class _ModuleLowering:
         })
 
     def _plan_executable_globals(self, module: ModuleOp) -> None:
-        """One global per executable and device that dispatches it (the device of each lookup
-        is still a `hal.device.get` here, before any function is lowered)."""
+        """One global per executable and device that dispatches it, and the global each lookup
+        loads (the device of a lookup is still a `hal.device.get` here, before any function is
+        lowered)."""
         for op in module.walk():
             if isinstance(op, hal.ExecutableLookupOp):
                 device = op.device.owner
@@ -154,7 +155,8 @@ class _ModuleLowering:
                     raise error_at(op, "hal.executable.lookup needs a device from hal.device.get")
                 key = (op.executable.root_reference.data, device.ordinal.value.data)
                 suffix = "" if key[1] == 0 else f"__device{key[1]}"
-                self.executable_globals.setdefault(key, f"_executable_{key[0]}{suffix}")
+                self.lookups[op] = self.executable_globals.setdefault(
+                    key, f"_executable_{key[0]}{suffix}")
 
     def _initializer(self) -> vm.FuncOp:
         block = Block()
@@ -204,13 +206,6 @@ class _ModuleLowering:
 
     def _function(self, fn: func.FuncOp) -> vm.FuncOp:
         region = fn.detach_region(fn.body)
-        # Lookups name their executable's global by device before device.get is lowered.
-        for op in region.walk():
-            if isinstance(op, hal.ExecutableLookupOp):
-                device = op.device.owner
-                assert isinstance(device, hal.DeviceGetOp)
-                self.lookups[op] = self.executable_globals[
-                    (op.executable.root_reference.data, device.ordinal.value.data)]
         for block in region.blocks:
             for op in list(block.ops):
                 self._lower(op)
