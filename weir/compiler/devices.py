@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from weir.compiler.options import CompilerOptions, TargetDevice
+from weir.format.image import DEFAULT_DEVICE_NAME
 from weir.ir.hal_attrs import DeviceAffinityAttr, DeviceOptimalAttr, DevicePromiseAttr
 from weir.ir.upstream import Attribute
-
-DEFAULT_DEVICE_NAME = "__device_0"
 
 # Device kinds whose memory is the host's: any two devices of these kinds can use one buffer.
 HOST_MEMORY_KINDS = frozenset({"local"})

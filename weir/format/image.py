@@ -124,6 +124,10 @@ class ExecutableDef:
     variants: tuple[ExecutableVariant, ...]
 
 
+# The name of the one device of a module compiled without named target devices.
+DEFAULT_DEVICE_NAME = "__device_0"
+
+
 @dataclass(frozen=True)
 class DeviceDef:
     """A device the module was compiled for, bound in order to the devices the user passes."""
@@ -143,7 +147,7 @@ class ModuleImage:
     globals: tuple[GlobalDef, ...] = ()
     rodata: tuple[RodataDef, ...] = ()
     executables: tuple[ExecutableDef, ...] = ()
-    devices: tuple[DeviceDef, ...] = (DeviceDef("__device_0"),)
+    devices: tuple[DeviceDef, ...] = (DeviceDef(DEFAULT_DEVICE_NAME),)
     # Name of the function run once when the module is added to a context (creates executables,
     # initialises globals), or None.
     initializer: str | None = None

@@ -113,8 +113,7 @@ class _ModuleLowering:
         vm_module = vm.ModuleOp.build(properties={
             "sym_name": StringAttr(state.module_name),
             "dependencies": ArrayAttr([StringAttr(d) for d in dependencies]),
-            "devices": ArrayAttr([StringAttr(d.name) for d in state.options.target_devices]
-                                 or [StringAttr("__device_0")]),
+            "devices": ArrayAttr([StringAttr(name) for name in state.devices.names]),
         }, regions=[Region(body)])
         for op in list(module.body.block.ops):
             op.detach()
