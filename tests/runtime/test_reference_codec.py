@@ -1,4 +1,4 @@
-"""The reference payload codec: round trip and verification of every cross-reference."""
+"""The reference payload codec: round trip and verification of every cross-reference and field."""
 
 from __future__ import annotations
 
@@ -10,6 +10,16 @@ from runtime_builders import mul_kernel
 
 from weir.errors import ModuleFormatError
 from weir.format.reference_codec import decode_reference_executable, encode_reference_executable
+from weir.format.reference_kernel import (
+    Conv2D,
+    Empty,
+    EntryPoint,
+    Fill,
+    Load,
+    Pool2D,
+    ReferenceExecutable,
+    Store,
+)
 
 
 def test_round_trip() -> None:
@@ -58,3 +68,67 @@ def test_cmp_predicates_and_push_dims_checked() -> None:
                                                     "attr": "less"}))
     with pytest.raises(ModuleFormatError, match="not valid JSON"):
         decode_reference_executable(b"\xff")
+
+
+def _window_kernel() -> ReferenceExecutable:
+    """A Conv2D into a filled init, then a Pool2D of its result."""
+    return ReferenceExecutable((EntryPoint("conv_dispatch_0", 3, 0, (
+        Load(0, "f32", (2, 9, 9, 3)),
+        Load(1, "f32", (3, 3, 3, 4)),
+        Empty("f32", (2, 4, 4, 4)),
+        Fill(2, 0.0),
+        Conv2D(0, 1, 3, (2, 2), (1, 1), "NHWC", "HWCF"),
+        Empty("f32", (2, 2, 2, 4)),
+        Pool2D(4, 5, "max", "NHWC", (2, 2), (2, 2), (1, 1)),
+        Store(6, 2),
+    )),))
+
+
+def test_conv2d_and_pool2d_round_trip() -> None:
+    exe = _window_kernel()
+    data = encode_reference_executable(exe)
+    assert decode_reference_executable(data) == exe
+    ops = json.loads(data)["entry_points"][0]["ops"]
+    assert ops[4] == {"op": "conv2d", "input": 0, "filter": 1, "init": 3, "strides": [2, 2],
+                      "dilations": [1, 1], "input_layout": "NHWC", "filter_layout": "HWCF"}
+    assert ops[6] == {"op": "pool2d", "input": 4, "init": 5, "kind": "max", "layout": "NHWC",
+                      "window": [2, 2], "strides": [2, 2], "dilations": [1, 1]}
+
+
+_DELETE = object()
+
+
+def _window_mutated(k: int, key: str, value: Any) -> bytes:
+    """The window kernel with field `key` of op `k` set to `value` (or removed, for _DELETE)."""
+    payload = json.loads(encode_reference_executable(_window_kernel()))
+    op = payload["entry_points"][0]["ops"][k]
+    if value is _DELETE:
+        del op[key]
+    else:
+        op[key] = value
+    return json.dumps(payload).encode()
+
+
+@pytest.mark.parametrize("k, key, value, message", [
+    (4, "input", 9, r"op 4\.input: 9 is out of range"),
+    (4, "filter", "1", "expected an integer, got str"),
+    (1, "shape", [3, 3, 3], "op 4: filter must be a 4-D tensor, got rank 3"),
+    (4, "strides", [0, 1], r"strides\[0\]: 0 is below 1"),
+    (4, "strides", [1], "strides must have 2 entries"),
+    (4, "dilations", [1, 1, 1], "dilations must have 2 entries"),
+    (4, "dilations", [1, 1 << 40], "out of range"),
+    (4, "strides", None, "expected a list, got NoneType"),
+    (4, "dilations", _DELETE, "missing field 'dilations'"),
+    (4, "input_layout", "NHWF", "input_layout 'NHWF' is not a permutation of 'NHWC'"),
+    (4, "filter_layout", "HWC", "filter_layout 'HWC' is not a permutation of 'HWCF'"),
+    (4, "filter_layout", 7, "expected a string, got int"),
+    (6, "kind", "min", "unknown pooling kind 'min'"),
+    (6, "layout", "NCHWW", "is not a permutation of 'NCHW'"),
+    (6, "window", [2, 0], r"window\[1\]: 0 is below 1"),
+    (6, "window", [], "window must have 2 entries"),
+    (5, "shape", [2, 2, 2], "op 6: init must be a 4-D tensor, got rank 3"),
+    (6, "input", 7, "out of range"),
+])
+def test_window_op_verification(k: int, key: str, value: Any, message: str) -> None:
+    with pytest.raises(ModuleFormatError, match=message):
+        decode_reference_executable(_window_mutated(k, key, value))

@@ -42,7 +42,8 @@ def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
                 len(op.results) == 1:
             return list(op.result_dims)
         if isinstance(op, linalg.GenericOp | linalg.FillOp | linalg.MatmulOp |
-                      linalg.TransposeOp | linalg.BroadcastOp | linalg.ReduceOp):
+                      linalg.TransposeOp | linalg.BroadcastOp | linalg.ReduceOp |
+                      linalg.Conv2DNhwc_HwcfOp | linalg.PoolingNchwMaxOp):
             outputs = list(op.outputs) if hasattr(op, "outputs") else [op.init]  # type: ignore[attr-defined]
             if value.index < len(outputs):
                 return dynamic_dims(outputs[value.index], where)

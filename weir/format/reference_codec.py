@@ -15,7 +15,9 @@ from weir.format import json_fields as jf
 from weir.format.reference_kernel import (
     DTYPES,
     SCALAR_OPS,
+    POOL_KINDS,
     Broadcast,
+    Conv2D,
     Dim,
     Empty,
     EntryPoint,
@@ -24,6 +26,7 @@ from weir.format.reference_kernel import (
     KernelOp,
     Load,
     Matmul,
+    Pool2D,
     PushDim,
     Reduce,
     ReferenceExecutable,
@@ -45,6 +48,8 @@ _UNARY = frozenset({"negf", "absf", "exp", "exp2", "log", "log2", "log1p", "tanh
                     "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi"}) | CAST_OPS
 _TERNARY = frozenset({"fma", "select"})
 _NULLARY = frozenset({"constant", "index"})
+# Window sizes, strides and dilations stay far below any index type's range.
+_MAX_WINDOW_PARAM = 1 << 30
 
 
 def scalar_op_arity(op: str) -> int:
@@ -86,6 +91,14 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
                 "body": _body_json(op.body), "yields": list(op.yields)}
     if isinstance(op, Matmul):
         return {"op": "matmul", "lhs": op.lhs, "rhs": op.rhs, "init": op.init}
+    if isinstance(op, Conv2D):
+        return {"op": "conv2d", "input": op.input, "filter": op.filter, "init": op.init,
+                "strides": list(op.strides), "dilations": list(op.dilations),
+                "input_layout": op.input_layout, "filter_layout": op.filter_layout}
+    if isinstance(op, Pool2D):
+        return {"op": "pool2d", "input": op.input, "init": op.init, "kind": op.kind,
+                "layout": op.layout, "window": list(op.window), "strides": list(op.strides),
+                "dilations": list(op.dilations)}
     if isinstance(op, Transpose):
         return {"op": "transpose", "input": op.input, "init": op.init,
                 "permutation": list(op.permutation)}
@@ -224,6 +237,10 @@ class _EntryDecoder:
                 raise jf.fail(w, "matmul operands must all be 2-D (or all 3-D for batch_matmul)")
             self.values.append(kinds[2])
             return Matmul(lhs, rhs, init)
+        if name == "conv2d":
+            return self.conv2d(o, w)
+        if name == "pool2d":
+            return self.pool2d(o, w)
         if name == "transpose":
             inp = jf.as_int(g("input"), w + ".input", limit=len(self.values))
             init = jf.as_int(g("init"), w + ".init", limit=len(self.values))
@@ -300,6 +317,46 @@ class _EntryDecoder:
             raise jf.fail(w, f"{len(yields)} yields for {len(outputs)} outputs")
         self.values.append([kinds[len(inputs) + i] for i in range(len(outputs))])
         return Generic(inputs, outputs, tuple(maps), iterators, body, yields)
+
+    def rank4(self, o: dict[str, Any], key: str, w: str) -> tuple[str, int]:
+        """The value `o[key]` refers to, which must be a 4-D tensor."""
+        kind = self.tensor(jf.field(o, key, w), f"{w}.{key}")
+        if kind[1] != 4:
+            raise jf.fail(w, f"{key} must be a 4-D tensor, got rank {kind[1]}")
+        return kind
+
+    def window_pair(self, o: dict[str, Any], key: str, w: str) -> tuple[int, int]:
+        """(H, W) sizes, strides or dilations: two integers >= 1, small enough for any index type."""
+        pair = jf.as_int_list(jf.field(o, key, w), f"{w}.{key}", limit=_MAX_WINDOW_PARAM, minimum=1)
+        if len(pair) != 2:
+            raise jf.fail(w, f"{key} must have 2 entries (H, W), got {len(pair)}")
+        return pair[0], pair[1]
+
+    def layout(self, o: dict[str, Any], key: str, letters: str, w: str) -> str:
+        text = jf.as_str(jf.field(o, key, w), f"{w}.{key}")
+        if sorted(text) != sorted(letters):
+            raise jf.fail(w, f"{key} '{text}' is not a permutation of '{letters}'")
+        return text
+
+    def conv2d(self, o: dict[str, Any], w: str) -> Conv2D:
+        kinds = [self.rank4(o, key, w) for key in ("input", "filter", "init")]
+        op = Conv2D(o["input"], o["filter"], o["init"], self.window_pair(o, "strides", w),
+                    self.window_pair(o, "dilations", w), self.layout(o, "input_layout", "NHWC", w),
+                    self.layout(o, "filter_layout", "HWCF", w))
+        self.values.append(kinds[2])
+        return op
+
+    def pool2d(self, o: dict[str, Any], w: str) -> Pool2D:
+        self.rank4(o, "input", w)
+        kind = self.rank4(o, "init", w)
+        pool_kind = jf.as_str(jf.field(o, "kind", w), w + ".kind")
+        if pool_kind not in POOL_KINDS:
+            raise jf.fail(w, f"unknown pooling kind '{pool_kind}'")
+        op = Pool2D(o["input"], o["init"], pool_kind, self.layout(o, "layout", "NCHW", w),
+                    self.window_pair(o, "window", w), self.window_pair(o, "strides", w),
+                    self.window_pair(o, "dilations", w))
+        self.values.append(kind)
+        return op
 
     def reduce(self, o: dict[str, Any], w: str) -> Reduce:
         n = len(self.values)

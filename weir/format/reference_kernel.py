@@ -105,6 +105,52 @@ class Matmul:
 
 
 @dataclass(frozen=True)
+class Conv2D:
+    """2-D convolution accumulated into init: for every output position and output channel f,
+    init + sum over (kh, kw, c) of input[n, oh*sh + kh*dh, ow*sw + kw*dw, c] * filter[kh, kw, c, f]
+    (strides (sh, sw), dilations (dh, dw)), computed in the init's type (f16/bf16 in f32);
+    integer inputs narrower than the init are extended first (signless ones sign-extended).
+
+    Layouts name the dimensions of each operand in order: `input_layout` is a permutation of
+    "NHWC" (batch, height, width, channel), `filter_layout` of "HWCF" (window height, window
+    width, input channel, filter = output channel). The output's layout is the input's with C
+    replaced by F (NHWC input: NHWF output). Output sizes are (in - dilation*(k-1) - 1)/stride + 1
+    per spatial dimension, rounded down.
+    """
+
+    input: int
+    filter: int
+    init: int
+    strides: tuple[int, int]  # (H, W)
+    dilations: tuple[int, int]  # (H, W)
+    input_layout: str  # e.g. "NHWC"
+    filter_layout: str  # e.g. "HWCF"
+
+
+POOL_KINDS: frozenset[str] = frozenset({"max", "sum"})
+
+
+@dataclass(frozen=True)
+class Pool2D:
+    """2-D pooling accumulated into init: for every output position, init combined (`kind`: max or
+    sum) with input[n, c, oh*sh + kh*dh, ow*sw + kw*dw] over the window's (kh, kw), computed in
+    the init's type (f16/bf16 in f32). Integer max compares signed (unsigned for ui types).
+
+    `layout` is a permutation of "NCHW" naming the input's dimensions in order; the output has the
+    same layout. The window is static: linalg takes it from the shape of an operand whose values
+    are never read. Output sizes follow the formula of `Conv2D`.
+    """
+
+    input: int
+    init: int
+    kind: str  # "max" | "sum"
+    layout: str  # e.g. "NCHW"
+    window: tuple[int, int]  # (H, W)
+    strides: tuple[int, int]  # (H, W)
+    dilations: tuple[int, int]  # (H, W)
+
+
+@dataclass(frozen=True)
 class Transpose:
     input: int
     init: int
@@ -146,7 +192,8 @@ class Store:
     offset: int = 0
 
 
-KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Transpose, Broadcast, Reduce, Result, Store]
+KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Conv2D, Pool2D, Transpose, Broadcast, Reduce,
+                 Result, Store]
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from weir.errors import CompileError
 from weir.ir.diagnostics import error_at, one_line
+from weir.ir.window_ops import check_window_op
 
 
 def _check_empty_blocks(op: Operation) -> None:
@@ -27,6 +28,7 @@ def verify_module(module: Operation) -> None:
     for op in module.walk(region_first=True):
         try:
             _check_empty_blocks(op)
+            check_window_op(op)  # before xDSL's own checks, whose messages name no sizes
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
             raise error_at(op, f"'{op.name}' op {one_line(str(e))}") from e

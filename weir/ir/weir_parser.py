@@ -19,6 +19,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from weir.ir.constants import Blob, ConstantStore
 from weir.ir.func_syntax import parse_func
 from weir.ir.hexfloat import HexBitsElement, is_hex_literal
+from weir.ir.window_ops import add_default_window_attrs
 
 
 class LineIndex:
@@ -61,6 +62,8 @@ class WeirParser(Parser):
             op = self._parse_func_op()
         else:
             op = super().parse_operation()
+            # Defect fix (conv/pooling strides and dilations required): see `window_ops`.
+            add_default_window_attrs(op)
         # An explicit `loc("file":l:c)` from a frontend is kept; anything else (unknown,
         # name or fused locations) is replaced by the op's position in this file.
         if not isinstance(op.location, FileLineColLoc):

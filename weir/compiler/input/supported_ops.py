@@ -31,7 +31,8 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "builtin.module", "func.func", "func.return", "func.call", "arith.constant",
         "tensor.empty", "tensor.dim",
         "linalg.generic", "linalg.yield", "linalg.index", "linalg.fill", "linalg.matmul",
-        "linalg.transpose", "linalg.broadcast", "linalg.reduce",
+        "linalg.transpose", "linalg.broadcast", "linalg.reduce", "linalg.conv_2d_nhwc_hwcf",
+        "linalg.pooling_nchw_max",
         "flow.tensor.transfer",
     }
 )

@@ -8,6 +8,7 @@ from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at
+from weir.ir.window_ops import WINDOW_LAYOUTS, window_pair
 from weir.ir.upstream import (
     AffineConstantExpr,
     AffineDimExpr,
@@ -130,6 +131,14 @@ class EntryTranslator:
             self._emit(op.results[0], k.Matmul(self._value(op.inputs[0], op),
                                                self._value(op.inputs[1], op),
                                                self._value(op.outputs[0], op)))
+        elif isinstance(op, linalg.Conv2DNhwc_HwcfOp):
+            layout = WINDOW_LAYOUTS[type(op)]
+            self._emit(op.results[0], k.Conv2D(
+                self._value(op.inputs[0], op), self._value(op.inputs[1], op),
+                self._value(op.outputs[0], op), window_pair(op, "strides"),
+                window_pair(op, "dilations"), layout.input, layout.window))
+        elif isinstance(op, linalg.PoolingNchwMaxOp):
+            self._pool(op, "max")
         elif isinstance(op, linalg.TransposeOp):
             self._emit(op.results[0], k.Transpose(
                 self._value(op.inputs[0], op), self._value(op.outputs[0], op),
@@ -145,6 +154,19 @@ class EntryTranslator:
                 tuple(op.dimensions.get_values()), body, yields))  # type: ignore[arg-type]
         else:
             raise error_at(op, f"reference target: '{op.name}' is not supported in a dispatch")
+
+    def _pool(self, op: linalg.PoolingNchwMaxOp, kind: str) -> None:
+        """The window operand only gives the window's size, which must therefore be static."""
+        window = op.inputs[1].type
+        assert isinstance(window, TensorType)
+        h, w = window.get_shape()
+        if h < 0 or w < 0:
+            raise error_at(op, f"reference target: the window of '{op.name}' must have a static "
+                               f"shape, got {window}")
+        self._emit(op.results[0], k.Pool2D(
+            self._value(op.inputs[0], op), self._value(op.outputs[0], op), kind,
+            WINDOW_LAYOUTS[type(op)].input, (h, w), window_pair(op, "strides"),
+            window_pair(op, "dilations")))
 
     def _generic(self, op: linalg.GenericOp) -> None:
         maps: list[tuple[int, ...]] = []
