@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.executable import Executable
+from weir.runtime.hal.workgroups import WorkgroupRunner
 
 Body = Callable[[Sequence[Buffer]], None]
 
@@ -22,5 +23,5 @@ class HostExecutable(Executable):
         return self._names
 
     def dispatch(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
-                 bindings: Sequence[Buffer]) -> None:
+                 bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
         self._bodies[entry](bindings)

@@ -8,6 +8,7 @@ from weir.format.reference_codec import encode_reference_executable
 from weir.format.reference_kernel import EntryPoint, KernelOp, ReferenceExecutable
 from weir.runtime.executables.reference import load_reference_executable
 from weir.runtime.hal.buffer import Allocator, Buffer
+from weir.runtime.hal.workgroups import InlineWorkgroups
 
 
 def run_kernel(ops: list[KernelOp], inputs: list[np.ndarray], outputs: list[tuple[tuple[int, ...], str]],
@@ -28,5 +29,5 @@ def run_kernel(ops: list[KernelOp], inputs: list[np.ndarray], outputs: list[tupl
         b = alloc.allocate(int(np.prod(shape)) * dt.itemsize)
         bindings.append(b)
         outs.append(b.data.view(dt).reshape(shape))
-    exe.dispatch(0, (1, 1, 1), constants, bindings)
+    exe.dispatch(0, (1, 1, 1), constants, bindings, InlineWorkgroups())
     return outs

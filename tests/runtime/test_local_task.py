@@ -20,6 +20,7 @@ from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.drivers import default_driver_registry
 from weir.runtime.hal.drivers.local_task import LocalTaskDevice, LocalTaskOptions
 from weir.runtime.hal.executable import Executable
+from weir.runtime.hal.workgroups import WorkgroupRunner
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.semaphore import Semaphore
 
@@ -38,7 +39,7 @@ class HostKernel(Executable):
         return ("host",)
 
     def dispatch(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
-                 bindings: Sequence[Buffer]) -> None:
+                 bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
         self._body(bindings)
 
 

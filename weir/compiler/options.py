@@ -27,6 +27,10 @@ class CompilerOptions:
     target_backends: tuple[str, ...] = ("reference",)
     execution_model: ExecutionModel = "async-internal"
     target_devices: tuple[TargetDevice, ...] = ()
+    # The CPU llvm-cpu generates code for: `host` (this machine, AVX-512 when present) or a
+    # generic level (`x86-64`, `x86-64-v2/v3/v4`); extra `+feat,-feat` LLVM features.
+    llvmcpu_target_cpu: str = "host"
+    llvmcpu_target_cpu_features: str = ""
     # Stop after this phase and produce its IR as text instead of a module file.
     compile_to: Phase | None = None
     # Write the IR after every phase into this directory (`<name>.<phase>.mlir`).

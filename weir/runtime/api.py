@@ -17,7 +17,7 @@ buffers) and returns numpy copies; `invoke_views` is the low-level form on Buffe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -51,7 +51,10 @@ def load_module_bytes(data: bytes | memoryview) -> BytecodeModule:
 
 
 class Function:
-    """An exported function bound to a context."""
+    """An exported function bound to a context. What a call needs that does not depend on its
+    arguments (arity, how each argument converts, the allocator for inputs, how the results come
+    back) is worked out once here: a call of a small program costs microseconds, so per-call
+    lookups would be a large part of it."""
 
     def __init__(self, context: Context, qualified_name: str, export: ExportInfo,
                  call: VMCallable) -> None:
@@ -59,6 +62,12 @@ class Function:
         self.name = qualified_name
         self._export = export
         self._call = call
+        self._coarse = export.model == "coarse-fences"
+        args = export.signature.args
+        self._num_user_args = len(args) - 2 if self._coarse else len(args)
+        self._num_results = len(export.signature.results)
+        self._converters = tuple(_CONVERTERS[t] for t in args[:self._num_user_args])
+        self._allocator = context.devices[0].allocator if context.devices else None
 
     @property
     def signature(self) -> Signature:
@@ -75,25 +84,19 @@ class Function:
     @property
     def num_user_args(self) -> int:
         """Arguments the caller supplies (coarse-fences functions get their fences added)."""
-        n = len(self.signature.args)
-        return n - 2 if self.model == "coarse-fences" else n
+        return self._num_user_args
 
     def invoke_views(self, args: Sequence[Any]) -> tuple[Any, ...]:
         """Calls with VM values (BufferViews, ints, floats, refs); returns the results as a tuple.
         For coarse-fences functions, fences are supplied and awaited here."""
         self._check_arity(args)
-        if self.model != "coarse-fences":
-            return self._invoke(list(args))
-        signal = Fence.create()
-        results = self._invoke([*args, Fence(), signal])
-        signal.wait(None)
-        return results
+        return self._invoke_awaited(args)
 
     def invoke_async(self, args: Sequence[Any], wait: Fence, signal: Fence) -> tuple[Any, ...]:
         """Calls a coarse-fences function with the caller's fences and returns as soon as its
         work is scheduled. The results' contents are valid once `signal` is reached; a failure
         anywhere in the work fails `signal` with the original message (`signal.wait` raises)."""
-        if self.model != "coarse-fences":
+        if not self._coarse:
             raise InputError(f"function '{self.name}' uses the synchronous ABI; call it "
                              "without fences (compile with --iree-execution-model=async-external "
                              "to get a coarse-fences function)")
@@ -102,14 +105,23 @@ class Function:
                 raise InputError(f"function '{self.name}': the {what} fence must be a Fence, "
                                  f"got {type(fence).__name__}")
         self._check_arity(args)
-        return self._invoke([*args, wait, signal])
+        return self._invoke(*args, wait, signal)
 
     def _check_arity(self, args: Sequence[Any]) -> None:
-        if len(args) != self.num_user_args:
+        if len(args) != self._num_user_args:
             raise InputError(f"function '{self.name.split('.', 1)[-1]}' expects "
-                             f"{self.num_user_args} argument(s), got {len(args)}")
+                             f"{self._num_user_args} argument(s), got {len(args)}")
 
-    def _invoke(self, call_args: list[Any]) -> tuple[Any, ...]:
+    def _invoke_awaited(self, args: Sequence[Any]) -> tuple[Any, ...]:
+        """A synchronous call; a coarse-fences function gets fences and is waited for."""
+        if not self._coarse:
+            return self._invoke(*args)
+        signal = Fence.create()
+        results = self._invoke(*args, Fence(), signal)
+        signal.wait(None)
+        return results
+
+    def _invoke(self, *call_args: Any) -> tuple[Any, ...]:
         try:
             result = self._call(*call_args)
         except WeirError:
@@ -118,41 +130,53 @@ class Function:
             raise RuntimeFault(f"{self.name}: call stack too deep: {e}") from e
         except Exception as e:  # a malformed program misusing a value (e.g. adding a buffer)
             raise RuntimeFault(f"{self.name}: {type(e).__name__}: {e}") from e
-        nres = len(self.signature.results)
-        if nres == 0:
-            return ()
+        nres = self._num_results
         if nres == 1:
             return (result,)
-        return tuple(result)
+        return () if nres == 0 else tuple(result)
 
     def __call__(self, *args: Any) -> Any:
         """numpy arrays / Python scalars in; numpy arrays (copies) / scalars out. One result is
         returned as is, several as a tuple, none as None."""
         self._check_arity(args)
-        allocator = self.context.devices[0].allocator if self.context.devices else None
-        views = [self._to_vm(a, t, allocator) for a, t in zip(args, self.signature.args)]
-        results = tuple(r.to_numpy().copy() if isinstance(r, BufferView) else r
-                        for r in self.invoke_views(views))
-        if not results:
-            return None
-        return results[0] if len(results) == 1 else results
-
-    @staticmethod
-    def _to_vm(value: Any, vtype: str, allocator: Allocator | None) -> Any:
-        if vtype == "r":
-            if isinstance(value, (np.ndarray, np.generic)):
-                return BufferView.from_numpy(np.asarray(value), allocator)
-            return value
-        if vtype in "iI":
-            if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
-                raise InputError(f"expected an integer argument, got {value!r}")
-            return int(value)
-        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
-            raise InputError(f"expected a float argument, got {value!r}")
-        return float(value)
+        allocator = self._allocator
+        results = self._invoke_awaited(
+            [convert(a, allocator) for convert, a in zip(self._converters, args)])
+        if len(results) == 1:
+            return _from_vm(results[0])
+        return tuple(map(_from_vm, results)) if results else None
 
     def __repr__(self) -> str:
         return f"<weir function {self.name} {self.signature.cconv}>"
+
+
+def _ref_to_vm(value: Any, allocator: Allocator | None) -> Any:
+    """Arrays (and numpy scalars) are copied into a fresh buffer; other refs pass as they are."""
+    if type(value) is np.ndarray or isinstance(value, (np.ndarray, np.generic)):
+        return BufferView.from_numpy(value, allocator)
+    return value
+
+
+def _int_to_vm(value: Any, allocator: Allocator | None) -> int:
+    if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
+        raise InputError(f"expected an integer argument, got {value!r}")
+    return int(value)
+
+
+def _float_to_vm(value: Any, allocator: Allocator | None) -> float:
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+        raise InputError(f"expected a float argument, got {value!r}")
+    return float(value)
+
+
+_CONVERTERS: dict[str, Callable[[Any, Allocator | None], Any]] = {
+    "r": _ref_to_vm, "i": _int_to_vm, "I": _int_to_vm, "f": _float_to_vm, "F": _float_to_vm,
+}
+
+
+def _from_vm(value: Any) -> Any:
+    """Buffer views come back as numpy copies, which later calls cannot change."""
+    return value.to_numpy_copy() if isinstance(value, BufferView) else value
 
 
 class Context(_VMContext):

@@ -46,11 +46,17 @@ TARGET_DEVICE_FLAG = Flag(
 
 PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("o", "string", "Output file ('-' for stdout).", metavar="FILE"),
-    Flag("iree-hal-target-backends", "string", "Target backend(s), comma separated: vmvx "
-         "(alias of reference), reference.", repeated=True, metavar="NAMES"),
+    Flag("iree-hal-target-backends", "string", "Target backend(s), comma separated: llvm-cpu "
+         "(native code), vmvx (alias of reference), reference.", repeated=True,
+         metavar="NAMES"),
     TARGET_DEVICE_FLAG,
     Flag("iree-hal-local-target-device-backends", "string", "Backend(s) of the local target "
-         "devices, comma separated (vmvx, reference).", repeated=True, metavar="NAMES"),
+         "devices, comma separated (llvm-cpu, vmvx, reference).", repeated=True, metavar="NAMES"),
+    Flag("iree-llvmcpu-target-cpu", "string", "CPU llvm-cpu generates code for: host (this "
+         "machine's, the default) or x86-64, x86-64-v2, x86-64-v3, x86-64-v4.",
+         default="host", metavar="CPU"),
+    Flag("iree-llvmcpu-target-cpu-features", "string", "Extra LLVM CPU features for llvm-cpu, "
+         "e.g. +avx2,-avx512f.", default="", metavar="FEATURES"),
     EXECUTION_MODEL_FLAG,
     Flag("weir-stream-elide-transfers", "bool", "Use one allocation on devices that share memory "
          "instead of copying between them (false: every transfer is a queue copy).",
@@ -107,6 +113,8 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
         target_backends=tuple(backends) or ("reference",),
         execution_model=model,
         target_devices=devices,
+        llvmcpu_target_cpu=flags.string("iree-llvmcpu-target-cpu") or "host",
+        llvmcpu_target_cpu_features=flags.string("iree-llvmcpu-target-cpu-features") or "",
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
         disabled_passes=disabled,

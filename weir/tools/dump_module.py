@@ -16,6 +16,8 @@ from pathlib import Path
 from weir.errors import ModuleFormatError, UsageError
 from weir.format.image import ModuleImage
 from weir.format.module_file import FileLayout, deserialize_with_layout
+from weir.format.native_executable import FORMAT as NATIVE_FORMAT
+from weir.format.native_executable import decode_native_executable
 from weir.tools.cli import run_tool
 from weir.tools.io.disassemble import function_lines
 from weir.tools.io.flags import Flag, FlagParser
@@ -90,6 +92,10 @@ def dump(image: ModuleImage, layout: FileLayout, source: str, *, summary: bool =
         for v in e.variants:
             out.append(f"        variant target {v.target}  format {v.format}  "
                        f"payload {image.segments[v.segment].nbytes} bytes  segment {v.segment}")
+            if v.format == NATIVE_FORMAT:
+                native = decode_native_executable(image.segments[v.segment])
+                out.append(f"          cpu {native.cpu} ({native.triple}), needs "
+                           f"{', '.join(native.features) or 'no extra features'}")
     owners = _segment_owners(image)
     out += ["", f"segments ({len(layout.segments)}):"]
     for i, (offset, length) in enumerate(layout.segments):

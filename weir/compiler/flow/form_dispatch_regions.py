@@ -1,7 +1,13 @@
 """Groups tensor math into `flow.dispatch.region`s: each structured op is the root of a region
-and pulls in its elementwise producers (when they have no other user) and the cheap ops that
-make its operands (`tensor.empty`, `linalg.fill`, constants), so a chain of elementwise ops runs
-as one dispatch that reads its inputs once and writes its result once."""
+and pulls in its elementwise producers (generics without reductions whose maps are projected
+permutations, broadcasts, transposes, fills) and the cheap ops that make its operands
+(`tensor.empty`, constants), so a chain of elementwise ops runs as one dispatch that reads its
+inputs once and writes its result once.
+
+A producer that other ops also use is cloned into the region rather than moved: recomputing an
+elementwise value where it is needed costs arithmetic, while materialising it costs a write and
+a read of the whole tensor, and memory bandwidth is what bounds such ops. Roots are visited last
+to first, so by the time a producer's last user is grouped the producer moves in."""
 
 from __future__ import annotations
 
@@ -10,6 +16,8 @@ from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
 from weir.dialects import flow
 from weir.ir.upstream import (
+    AffineConstantExpr,
+    AffineDimExpr,
     AffineMap,
     Block,
     Builder,
@@ -29,16 +37,30 @@ from weir.ir.upstream import (
 
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
-    linalg.ReduceOp,
+    linalg.ReduceOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp,
 )
 
 
+def _is_projected_permutation(amap: AffineMap) -> bool:
+    seen: set[int] = set()
+    for e in amap.results:
+        if isinstance(e, AffineDimExpr) and e.position not in seen:
+            seen.add(e.position)
+        elif not (isinstance(e, AffineConstantExpr) and e.value == 0):
+            return False
+    return True
+
+
 def _is_elementwise(op: Operation) -> bool:
+    """Computable one element at a time from elements of its operands, so it can be fused into
+    (and recomputed by) any consumer."""
+    if isinstance(op, linalg.BroadcastOp | linalg.TransposeOp | linalg.FillOp):
+        return True
     if not isinstance(op, linalg.GenericOp):
         return False
     if any(it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types):
         return False
-    return all(m.data == AffineMap.identity(m.data.num_dims) for m in op.indexing_maps)
+    return all(_is_projected_permutation(m.data) for m in op.indexing_maps)
 
 
 def _is_cloneable(op: Operation) -> bool:
@@ -68,55 +90,67 @@ class FormDispatchRegions(Pass):
         for root in reversed(list(block.ops)):
             if root in grouped or not isinstance(root, ROOT_OPS):
                 continue
-            moved = self._collect(root, block, fuse)
-            grouped.update(moved)
-            self._make_region(root, moved, block)
+            fused, cloned = self._collect(root, block, fuse)
+            grouped.update(fused - cloned)
+            ordered = sorted(fused, key=lambda op: block.get_operation_index(op))
+            self._make_region(root, ordered, cloned, block)
         # Cloned producers may have lost their last host user.
         for op in reversed(list(block.ops)):
-            if _is_cloneable(op) and all(not r.uses for r in op.results):
+            if (_is_cloneable(op) or _is_elementwise(op)) and all(not r.uses for r in op.results):
                 op.detach()
                 op.erase()
 
-    def _collect(self, root: Operation, block: Block, fuse: bool) -> list[Operation]:
-        moved: set[Operation] = {root}
+    def _collect(self, root: Operation, block: Block,
+                 fuse: bool) -> tuple[set[Operation], set[Operation]]:
+        """The ops of root's region, and which of them are clones (their originals stay for
+        users outside the region)."""
+        fused: set[Operation] = {root}
         changed = True
         while changed:
             changed = False
-            for op in list(moved):
+            for op in list(fused):
                 for operand in op.operands:
                     producer = operand.owner
-                    if not isinstance(producer, Operation) or producer in moved:
+                    if not isinstance(producer, Operation) or producer in fused:
                         continue
                     if producer.parent_block() is not block:
                         continue
-                    movable = (fuse and _is_elementwise(producer)) or \
-                        isinstance(producer, linalg.FillOp)
-                    if movable and all(
-                        use.operation in moved for r in producer.results for use in r.uses
-                    ):
-                        moved.add(producer)
+                    if isinstance(producer, linalg.FillOp) or (fuse and _is_elementwise(producer)):
+                        fused.add(producer)
                         changed = True
-        return sorted(moved, key=lambda op: block.get_operation_index(op))
+        # A producer stays on the host when something outside uses it, or a producer that stays.
+        cloned: set[Operation] = set()
+        changed = True
+        while changed:
+            changed = False
+            for op in fused - cloned - {root}:
+                if any(use.operation not in fused or use.operation in cloned
+                       for r in op.results for use in r.uses):
+                    cloned.add(op)
+                    changed = True
+        return fused, cloned
 
-    def _make_region(self, root: Operation, moved: list[Operation], block: Block) -> None:
+    def _make_region(self, root: Operation, ops: list[Operation], cloned: set[Operation],
+                     block: Block) -> None:
         body = Block()
         mapping: dict[SSAValue, SSAValue] = {}
-        for op in moved:
+        for op in ops:
             self._clone_cheap_producers(op, body, mapping, block)
             body.add_op(op.clone(mapping))
         results = list(root.results)
-        body.add_op(flow.ReturnOp.build(operands=[mapping[r] for r in results]))
+        body.add_op(flow.ReturnOp.build(operands=[[mapping[r] for r in results]]))
         dims: list[SSAValue] = []
         for r in results:
-            dims.extend(dynamic_dims(r, InsertPoint.before(moved[0])))
+            dims.extend(dynamic_dims(r, InsertPoint.before(ops[0])))
         region_op = flow.DispatchRegionOp.build(
             operands=[dims], result_types=[[r.type for r in results]], regions=[Region(body)])
         Builder(InsertPoint.before(root)).insert(region_op)
         for old, new in zip(results, region_op.results, strict=True):
             old.replace_all_uses_with(new)
-        for op in reversed(moved):
-            op.detach()
-            op.erase()
+        for op in reversed(ops):
+            if op not in cloned:
+                op.detach()
+                op.erase()
 
     def _clone_cheap_producers(self, op: Operation, body: Block,
                                mapping: dict[SSAValue, SSAValue], block: Block) -> None:

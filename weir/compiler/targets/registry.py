@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from weir.compiler.targets.interface import Target
+from weir.compiler.targets.llvm_cpu.target import LLVMCPUTarget
 from weir.compiler.targets.null.target import NullTarget
 from weir.compiler.targets.reference.target import ReferenceTarget
 from weir.errors import UsageError
@@ -11,6 +12,7 @@ from weir.errors import UsageError
 _TARGETS: dict[str, type[Target]] = {
     ReferenceTarget.name: ReferenceTarget,
     NullTarget.name: NullTarget,
+    LLVMCPUTarget.name: LLVMCPUTarget,
 }
 _ALIASES: dict[str, str] = {"vmvx": ReferenceTarget.name}
 

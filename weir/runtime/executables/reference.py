@@ -6,7 +6,7 @@ a dispatch then only walks a list of prepared steps."""
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from weir.errors import ModuleFormatError, RuntimeFault, WeirError
 from weir.format.reference_codec import decode_reference_executable
 from weir.format.reference_kernel import (
     Broadcast,
+    Conv2D,
     Empty,
     EntryPoint,
     Fill,
@@ -21,6 +22,7 @@ from weir.format.reference_kernel import (
     KernelOp,
     Load,
     Matmul,
+    Pool2D,
     PushDim,
     Reduce,
     Result,
@@ -39,6 +41,7 @@ from weir.runtime.executables.reference_scalar_ops import _to, compute_dtype
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.element_types import numpy_dtype
 from weir.runtime.hal.executable import Executable, LoaderInfo
+from weir.runtime.hal.workgroups import WorkgroupRunner
 
 FORMAT = "reference"
 Values = list[object]
@@ -99,6 +102,12 @@ class _Planner:
         if isinstance(op, Matmul):
             return lambda values, b, c: values.append(
                 _matmul(_tensor(values[op.lhs]), _tensor(values[op.rhs]), _tensor(values[op.init]), w))
+        if isinstance(op, Conv2D):
+            return lambda values, b, c: values.append(_conv2d(
+                op, _tensor(values[op.input]), _tensor(values[op.filter]), _tensor(values[op.init]), w))
+        if isinstance(op, Pool2D):
+            return lambda values, b, c: values.append(
+                _pool2d(op, _tensor(values[op.input]), _tensor(values[op.init]), w))
         if isinstance(op, Transpose):
             def transpose(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
                 x, init = _tensor(values[op.input]), _tensor(values[op.init])
@@ -207,11 +216,81 @@ def _matmul(lhs: np.ndarray, rhs: np.ndarray, init: np.ndarray, w: str) -> np.nd
     if lhs.shape[-1] != rhs.shape[-2] or init.shape != lhs.shape[:-1] + rhs.shape[-1:] or \
             (lhs.ndim == 3 and not lhs.shape[0] == rhs.shape[0]):
         raise RuntimeFault(f"{w}: matmul of {lhs.shape} by {rhs.shape} into {init.shape}")
-    acc = compute_dtype(init.dtype)
-    if acc == np.bool_:
-        acc = np.dtype(np.uint8)
+    acc = _accumulator(init.dtype)
     product = np.matmul(lhs.astype(acc, copy=False), rhs.astype(acc, copy=False))
     return _to(init.astype(acc, copy=False) + product, init.dtype)
+
+
+def _accumulator(dtype: np.dtype) -> np.dtype:
+    """The type contractions accumulate in: the init's, except f16/bf16 (f32) and i1 (u8)."""
+    acc = compute_dtype(dtype)
+    return np.dtype(np.uint8) if acc == np.bool_ else acc
+
+
+def _in_order(a: np.ndarray, layout: str, order: str) -> np.ndarray:
+    """A view of `a`, whose dimensions `layout` names, with its dimensions in `order`."""
+    return a.transpose([layout.index(d) for d in order])
+
+
+def _window_outputs(spatial: tuple[int, ...], window: tuple[int, ...], strides: tuple[int, int],
+                    dilations: tuple[int, int], what: str) -> tuple[int, int]:
+    """Output (H, W) sizes: (in - dilation*(k-1) - 1)/stride + 1, for windows that fit."""
+    sizes = []
+    for size, k, s, d in zip(spatial, window, strides, dilations):
+        span = d * (k - 1) + 1
+        if k < 1 or size < span:
+            raise RuntimeFault(f"{what}: window {window} with dilations {dilations} does not fit "
+                               f"in input size {spatial}")
+        sizes.append((size - span) // s + 1)
+    return sizes[0], sizes[1]
+
+
+def _taps(x: np.ndarray, window: tuple[int, int], out: tuple[int, int], strides: tuple[int, int],
+          dilations: tuple[int, int], h_axis: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """For each window position (i, j), the strided view of `x` (spatial axes h_axis, h_axis+1)
+    that it reads at every output position: one whole-tensor operation per tap, none per element."""
+    for i in range(window[0]):
+        for j in range(window[1]):
+            index = [slice(None)] * x.ndim
+            for axis, (k, n, s, d) in enumerate(zip((i, j), out, strides, dilations)):
+                index[h_axis + axis] = slice(k * d, k * d + (n - 1) * s + 1, s)
+            yield i, j, x[tuple(index)]
+
+
+def _conv2d(op: Conv2D, x: np.ndarray, f: np.ndarray, init: np.ndarray, w: str) -> np.ndarray:
+    """init + the convolution of x by f, as one product over channels per filter tap."""
+    out_layout = op.input_layout.replace("C", "F")
+    xs, fs = _in_order(x, op.input_layout, "NHWC"), _in_order(f, op.filter_layout, "HWCF")
+    what = f"{w}: conv2d of {x.shape} by {f.shape} into {init.shape}"
+    out_hw = _window_outputs(xs.shape[1:3], fs.shape[:2], op.strides, op.dilations, what)
+    init_s = _in_order(init, out_layout, "NHWF")
+    if xs.shape[3] != fs.shape[2] or init_s.shape != (xs.shape[0], *out_hw, fs.shape[3]):
+        raise RuntimeFault(what)
+    acc = _accumulator(init.dtype)
+    xs, fs = xs.astype(acc, copy=False), fs.astype(acc, copy=False)
+    total = init_s.astype(acc)
+    for i, j, patch in _taps(xs, fs.shape[:2], out_hw, op.strides, op.dilations, 1):
+        total += np.tensordot(patch, fs[i, j], axes=1)  # one (N*OH*OW, C) x (C, F) product
+    return _to(_in_order(total, "NHWF", out_layout), init.dtype)
+
+
+_POOL_COMBINE: dict[str, np.ufunc] = {"max": np.maximum, "sum": np.add}
+
+
+def _pool2d(op: Pool2D, x: np.ndarray, init: np.ndarray, w: str) -> np.ndarray:
+    """init combined (max or sum) with every tap of the window, one whole-tensor op per tap."""
+    xs, init_s = _in_order(x, op.layout, "NCHW"), _in_order(init, op.layout, "NCHW")
+    what = f"{w}: pool2d of {x.shape} with window {op.window} into {init.shape}"
+    out_hw = _window_outputs(xs.shape[2:], op.window, op.strides, op.dilations, what)
+    if init_s.shape != (*xs.shape[:2], *out_hw):
+        raise RuntimeFault(what)
+    acc = _accumulator(init.dtype)
+    total = init_s.astype(acc)
+    combine = _POOL_COMBINE[op.kind]
+    for _, _, patch in _taps(xs.astype(acc, copy=False), op.window, out_hw, op.strides,
+                             op.dilations, 2):
+        combine(total, patch, out=total)
+    return _to(_in_order(total, "NCHW", op.layout), init.dtype)
 
 
 class _PreparedEntry:
@@ -230,7 +309,7 @@ class ReferenceExecutable(Executable):
         return self._names
 
     def dispatch(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
-                 bindings: Sequence[Buffer]) -> None:
+                 bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
         """Runs the whole iteration space at once; the workgroup count is irrelevant here."""
         prepared = self._entries[entry]
         ep = prepared.entry

@@ -3,6 +3,7 @@ shape. `to_numpy` is a view (no copy) so native modules and tools can read resul
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -13,14 +14,16 @@ from weir.runtime.hal.element_types import element_type_of, numpy_dtype
 
 
 class BufferView:
-    __slots__ = ("buffer", "byte_offset", "dtype", "shape")
+    # `byte_length` and the numpy dtype are derived once here: every call creates views and
+    # reads them back, so nothing about a view is recomputed per use.
+    __slots__ = ("buffer", "byte_offset", "dtype", "shape", "byte_length", "_np_dtype")
 
     def __init__(self, buffer: Buffer, byte_offset: int, dtype: str, shape: tuple[int, ...]) -> None:
-        np_dtype = numpy_dtype(dtype)
-        shape = tuple(int(d) for d in shape)
-        if any(d < 0 for d in shape):
-            raise InputError(f"negative dimension in shape {shape}")
-        nbytes = math.prod(shape) * np_dtype.itemsize
+        shape = shape if type(shape) is tuple else tuple(shape)
+        try:
+            np_dtype, shape, nbytes = _layout(dtype, shape)
+        except TypeError:  # something unhashable in it: the uncached check says what is wrong
+            np_dtype, shape, nbytes = _layout.__wrapped__(dtype, shape)
         if byte_offset < 0 or byte_offset + nbytes > buffer.byte_length:
             raise InputError(f"a {format_type(dtype, shape)} view at offset {byte_offset} needs "
                              f"{nbytes} bytes, the buffer has {buffer.byte_length}")
@@ -28,15 +31,16 @@ class BufferView:
         self.byte_offset = byte_offset
         self.dtype = dtype
         self.shape = shape
-
-    @property
-    def byte_length(self) -> int:
-        return math.prod(self.shape) * numpy_dtype(self.dtype).itemsize
+        self.byte_length = nbytes
+        self._np_dtype = np_dtype
 
     def to_numpy(self) -> np.ndarray:
         """A view on the buffer (read-only if the buffer is)."""
-        raw = self.buffer.data[self.byte_offset:self.byte_offset + self.byte_length]
-        return raw.view(numpy_dtype(self.dtype)).reshape(self.shape)
+        return np.ndarray(self.shape, self._np_dtype, self.buffer.data, self.byte_offset)
+
+    def to_numpy_copy(self) -> np.ndarray:
+        """A copy the caller owns: later calls and other holders of the buffer cannot change it."""
+        return np.ndarray(self.shape, self._np_dtype, self.buffer.data, self.byte_offset).copy()
 
     @staticmethod
     def from_numpy(array: np.ndarray, allocator: Allocator | None = None) -> BufferView:
@@ -44,11 +48,29 @@ class BufferView:
         arr = np.asarray(array)
         dtype = element_type_of(arr.dtype)
         buffer = (allocator or Allocator()).allocate(arr.nbytes)
-        buffer.data.view(arr.dtype).reshape(arr.shape)[...] = arr
-        return BufferView(buffer, 0, dtype, arr.shape)
+        np.copyto(np.ndarray(arr.shape, arr.dtype, buffer.data), arr)
+        view = BufferView.__new__(BufferView)  # checked by construction: skip __init__'s checks
+        view.buffer = buffer
+        view.byte_offset = 0
+        view.dtype = dtype
+        view.shape = arr.shape
+        view.byte_length = buffer.byte_length
+        view._np_dtype = arr.dtype
+        return view
 
     def __repr__(self) -> str:
         return f"<hal.buffer_view {format_type(self.dtype, self.shape)}>"
+
+
+@functools.lru_cache(maxsize=1024)
+def _layout(dtype: str, shape: tuple[int, ...]) -> tuple[np.dtype, tuple[int, ...], int]:
+    """The numpy dtype, the shape as Python ints, and the byte size of a view, checked. Programs
+    create views of the same few layouts on every call, so the answers are kept."""
+    np_dtype = numpy_dtype(dtype)
+    shape = tuple(map(int, shape))
+    if shape and min(shape) < 0:
+        raise InputError(f"negative dimension in shape {shape}")
+    return np_dtype, shape, math.prod(shape) * np_dtype.itemsize
 
 
 def format_type(dtype: str, shape: tuple[int, ...]) -> str:

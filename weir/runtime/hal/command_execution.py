@@ -16,7 +16,8 @@ from weir.runtime.hal.command_buffer import (
     DispatchCommand,
     FillCommand,
 )
-from weir.runtime.hal.statistics import DeviceStatistics, dispatch_name
+from weir.runtime.hal.statistics import DeviceStatistics, dispatch_names
+from weir.runtime.hal.workgroups import WorkgroupRunner
 
 
 def copy_bytes(src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, length: int) -> None:
@@ -33,24 +34,33 @@ def fill_bytes(dst: Buffer, offset: int, length: int, pattern: bytes) -> None:
 
 
 def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
-                            statistics: DeviceStatistics) -> None:
+                            statistics: DeviceStatistics, runner: WorkgroupRunner) -> None:
     """The work of one `queue_execute`: the command buffers in order. `statistics` belongs to the
     device whose queue runs this work (not the one that recorded the buffers): each dispatch that
-    returns and each command buffer that runs to its end is counted there."""
-    for cb in command_buffers:
-        _execute_command_buffer(cb, statistics)
-        statistics.record_command_buffer()
+    returns and each command buffer that runs to its end is counted there, once the execute ends
+    or fails."""
+    dispatched: list[str] = []
+    finished = 0
+    try:
+        for cb in command_buffers:
+            _execute_command_buffer(cb, runner, dispatched)
+            finished += 1
+    finally:
+        statistics.record_executed(dispatched, finished)
 
 
-def _execute_command_buffer(cb: CommandBuffer, statistics: DeviceStatistics) -> None:
+def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner,
+                            dispatched: list[str]) -> None:
+    """Appends the name of each dispatch that returns to `dispatched`."""
     if not isinstance(cb, CommandBuffer):
         raise RuntimeFault(f"queue execute: expected command buffers, got {type(cb).__name__}")
     if not cb.finalized:
         raise RuntimeFault("queue execute: the command buffer was not finalized")
     for cmd in cb.commands:
-        if isinstance(cmd, DispatchCommand):
-            cmd.executable.dispatch(cmd.entry, cmd.workgroups, cmd.constants, cmd.bindings)
-            statistics.record_dispatch(dispatch_name(cmd.executable, cmd.entry))
+        if type(cmd) is DispatchCommand:
+            executable, entry, workgroups, constants, bindings = cmd
+            executable.dispatch(entry, workgroups, constants, bindings, runner)
+            dispatched.append(dispatch_names(executable)[entry])
         elif isinstance(cmd, CopyCommand):
             copy_bytes(cmd.src, cmd.src_offset, cmd.dst, cmd.dst_offset, cmd.length)
         elif isinstance(cmd, FillCommand):

@@ -18,6 +18,9 @@ def numpy_dtype(element_type: str) -> np.dtype:
 
 
 def element_type_of(dtype: np.dtype) -> str:
+    found = BY_DTYPE.get(dtype)  # an array's dtype, as is: np.dtype() would cost as much again
+    if found is not None:
+        return found.name
     try:
         return BY_DTYPE[np.dtype(dtype)].name
     except KeyError:

@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 
 from weir.errors import LoadError
 from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.workgroups import WorkgroupRunner
 
 
 class Executable(ABC):
@@ -17,6 +18,9 @@ class Executable(ABC):
     # one to `ExecutableLoaderRegistry.load`, else None; statistics key dispatches by it. A class
     # attribute, so loaders need no constructor change to support it.
     name: str | None = None
+    # The statistics' keys of the entry points (`statistics.dispatch_names`), filled in by the
+    # first dispatch a device counts: building them costs more than counting, on every dispatch.
+    _dispatch_names: tuple[str, ...] | None = None
 
     @property
     @abstractmethod
@@ -24,8 +28,9 @@ class Executable(ABC):
 
     @abstractmethod
     def dispatch(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
-                 bindings: Sequence[Buffer]) -> None:
-        """Runs one dispatch to completion on the calling thread."""
+                 bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
+        """Runs one dispatch to completion before returning; an executable that splits its work
+        into workgroups runs them through `runner`, the device's."""
 
 
 ExecutableLoader = Callable[[memoryview], Executable]

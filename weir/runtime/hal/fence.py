@@ -24,7 +24,9 @@ class Fence:
     @staticmethod
     def create(semaphore: Semaphore | None = None, value: int = 1) -> Fence:
         """One timepoint; a fresh semaphore at 0 unless one is given."""
-        return Fence([(semaphore or Semaphore(0), value)])
+        fence = Fence()
+        fence._points[semaphore or Semaphore(0)] = value
+        return fence
 
     @staticmethod
     def join(fences: Iterable[Fence | None]) -> Fence:
@@ -68,10 +70,20 @@ class Fence:
             raise RuntimeFault(failure)
         return all(sem.query() >= value for sem, value in self._points.items())
 
+    def _all_reached(self) -> bool:
+        """`wait`'s fast path: True when every point is reached. Stops at the first pending point,
+        so a False says nothing about failures further on (the slow path looks at them)."""
+        for sem, value in self._points.items():
+            if not sem.reached(value):
+                return False
+        return True
+
     def wait(self, timeout: float | None = None) -> bool:
         """False on timeout; raises `RuntimeFault` with the original message on failure. A failure
         anywhere is reported even while an earlier point is still pending: the wait moves from
         point to point in short slices, checking every point for failure in between."""
+        if self._all_reached():
+            return True
         deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         while True:
             failure = self.failure()

@@ -14,17 +14,23 @@ from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.command_execution import copy_bytes, execute_command_buffers, fill_bytes
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.fence import Fence
-from weir.runtime.hal.statistics import QueueOpKind
+from weir.runtime.hal.statistics import QUEUE_OP_KINDS, QueueOpKind
+from weir.runtime.hal.workgroups import InlineWorkgroups, WorkgroupRunner
 
 # The work of a queue operation; None for operations that only order (alloca's signal, dealloca,
 # barrier).
 QueueWork = Callable[[], object] | None
+
+# Each kind's name in messages ("queue fill: ..."), spelled once instead of on every submission.
+_WHAT: dict[QueueOpKind, str] = {kind: f"queue {kind}" for kind in QUEUE_OP_KINDS}
 
 
 class LocalDevice(Device):
     def __init__(self) -> None:
         super().__init__()
         self._allocator = Allocator()
+        # Runs the workgroups of each dispatch; local-task replaces it with a parallel one.
+        self._workgroups: WorkgroupRunner = InlineWorkgroups()
 
     @property
     def allocator(self) -> Allocator:
@@ -45,7 +51,7 @@ class LocalDevice(Device):
         """Counts the submission, then hands the operation to the driver. Drivers count its
         completion or failure just before they settle `signal`."""
         self._statistics.record_submitted(kind)
-        self._enqueue(f"queue {kind}", wait, signal, work)
+        self._enqueue(_WHAT[kind], wait, signal, work)
 
     def queue_alloca(self, wait: Fence | None, signal: Fence, size: int) -> Buffer:
         try:
@@ -66,8 +72,10 @@ class LocalDevice(Device):
     def queue_execute(self, wait: Fence | None, signal: Fence,
                       command_buffers: Sequence[CommandBuffer]) -> None:
         buffers = tuple(command_buffers)  # the caller may reuse its list after we return
-        stats = self._statistics  # captured instead of self: pending work must not pin the device
-        self._submit("execute", wait, signal, lambda: execute_command_buffers(buffers, stats))
+        # Captured instead of self: pending work must not pin the device.
+        stats, runner = self._statistics, self._workgroups
+        self._submit("execute", wait, signal,
+                     lambda: execute_command_buffers(buffers, stats, runner))
 
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
                    dst: Buffer, dst_offset: int, length: int) -> None:

@@ -4,7 +4,6 @@ original error message so every waiter reports the real cause, not "semaphore fa
 from __future__ import annotations
 
 import heapq
-import itertools
 import threading
 import time
 from typing import Callable
@@ -20,15 +19,22 @@ TimepointCallback = Callable[[str | None], None]
 
 
 class Semaphore:
+    __slots__ = ("_lock", "_cond", "_value", "_failure", "_callbacks", "_seq", "__weakref__")
+
     def __init__(self, initial_value: int = 0) -> None:
-        self._cond = threading.Condition()
+        # A lock guards the state. The condition variable sleeping waiters need is built on that
+        # same lock by the first wait that has to sleep: most semaphores (one per fence, so
+        # several per call) are never slept on, and a Condition costs a microsecond to make (an
+        # RLock, because a Condition over a plain Lock costs three times that).
+        self._lock = threading.RLock()
+        self._cond: threading.Condition | None = None
         self._value = initial_value
         self._failure: str | None = None
         # A heap by value (then registration order): a signal pops only the callbacks it
         # reaches, so a timeline with thousands of operations queued on it (local-task) stays
         # O(log n) per signal instead of rescanning every pending callback.
         self._callbacks: list[tuple[int, int, TimepointCallback]] = []
-        self._seq = itertools.count()
+        self._seq = 0  # registration order, for the heap; bumped under the lock
 
     @property
     def failure(self) -> str | None:
@@ -36,46 +42,63 @@ class Semaphore:
 
     def query(self) -> int:
         """The current value; raises `RuntimeFault` with the original message if failed."""
-        with self._cond:
-            if self._failure is not None:
-                raise RuntimeFault(self._failure)
-            return self._value
+        # No lock: the value only grows and stops changing once failed, so reading the failure
+        # first and the value second never reports a value the semaphore did not have.
+        failure = self._failure
+        if failure is not None:
+            raise RuntimeFault(failure)
+        return self._value
+
+    def reached(self, value: int) -> bool:
+        """Whether `value` is reached, without waiting; raises `RuntimeFault` if failed."""
+        failure = self._failure
+        if failure is not None:
+            raise RuntimeFault(failure)
+        return self._value >= value
 
     def signal(self, value: int) -> None:
         if type(value) is not int or value > MAX_VALUE:
             raise RuntimeFault(f"semaphore value {value!r} is not a u64")
-        with self._cond:
+        with self._lock:
             if self._failure is not None:
                 raise RuntimeFault(self._failure)
             if value <= self._value:
                 raise RuntimeFault(f"semaphore signalled to {value} but it is already at "
                                    f"{self._value}: timeline values must increase")
             self._value = value
+            callbacks = self._callbacks
             ready = []
-            while self._callbacks and self._callbacks[0][0] <= value:
-                ready.append(heapq.heappop(self._callbacks)[2])
-            self._cond.notify_all()
+            while callbacks and callbacks[0][0] <= value:
+                ready.append(heapq.heappop(callbacks)[2])
+            if self._cond is not None:
+                self._cond.notify_all()
         for cb in ready:
             cb(None)
 
     def fail(self, error: WeirError | str) -> None:
         """Puts the semaphore in a failure state; the first failure's message wins."""
         message = str(error)
-        with self._cond:
+        with self._lock:
             if self._failure is not None:
                 return
             self._failure = message
             ready = [cb for _, _, cb in sorted(self._callbacks)]
             self._callbacks = []
-            self._cond.notify_all()
+            if self._cond is not None:
+                self._cond.notify_all()
         for cb in ready:
             cb(message)
 
     def wait(self, value: int, timeout: float | None = None) -> bool:
         """True once the value is reached, False on timeout (None waits forever, interruptibly);
         raises `RuntimeFault` carrying the failure's message."""
+        if self.reached(value):
+            return True
         deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
-        with self._cond:
+        with self._lock:
+            cond = self._cond
+            if cond is None:
+                cond = self._cond = threading.Condition(self._lock)
             while True:
                 if self._failure is not None:
                     raise RuntimeFault(self._failure)
@@ -88,15 +111,16 @@ class Semaphore:
                     if remaining <= 0:
                         return False
                     slice_s = min(remaining, _WAIT_SLICE_S)
-                self._cond.wait(slice_s)
+                cond.wait(slice_s)
 
     def on_reached(self, value: int, callback: TimepointCallback) -> None:
         """Runs `callback` (on the signalling thread, or now) when `value` is reached or the
         semaphore fails: the hook an asynchronous driver schedules work with."""
-        with self._cond:
+        with self._lock:
             failure, reached = self._failure, self._value >= value
             if failure is None and not reached:
-                heapq.heappush(self._callbacks, (value, next(self._seq), callback))
+                self._seq += 1
+                heapq.heappush(self._callbacks, (value, self._seq, callback))
                 return
         callback(failure)
 

@@ -41,6 +41,17 @@ def dispatch_name(executable: Executable, entry: int) -> str:
     return f"{exe_name or type(executable).__name__}#{entry}"
 
 
+def dispatch_names(executable: Executable) -> tuple[str, ...]:
+    """`dispatch_name` of every entry point, computed once per executable (it keeps them): its
+    name is set when it is loaded, before anything dispatches it."""
+    names = executable._dispatch_names
+    if names is None:
+        names = tuple(dispatch_name(executable, entry)
+                      for entry in range(len(executable.entry_points)))
+        executable._dispatch_names = names
+    return names
+
+
 class DeviceStatistics:
     """The live counters of one device (`Device.statistics`). Read single values through the
     properties or all of them at once with `snapshot()`; the `record_*` methods are for drivers.
@@ -118,14 +129,16 @@ class DeviceStatistics:
             self._completed -= 1
             self._failed += 1
 
-    def record_dispatch(self, name: str) -> None:
+    def record_executed(self, dispatches: list[str], command_buffers: int) -> None:
+        """The dispatches (by `dispatch_name`) that returned and the command buffers that ran to
+        their end in one queue execute, counted together: one lock round trip per execute
+        rather than one per dispatch."""
         with self._lock:
-            self._dispatches += 1
-            self._by_entry_point[name] = self._by_entry_point.get(name, 0) + 1
-
-    def record_command_buffer(self) -> None:
-        with self._lock:
-            self._command_buffers += 1
+            self._command_buffers += command_buffers
+            self._dispatches += len(dispatches)
+            by_entry_point = self._by_entry_point
+            for name in dispatches:
+                by_entry_point[name] = by_entry_point.get(name, 0) + 1
 
     def __repr__(self) -> str:
         s = self.snapshot()

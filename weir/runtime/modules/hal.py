@@ -28,14 +28,30 @@ class HalState:
         self.context = context
 
 
+# Every call of a compiled program passes through about ten of these functions, so operands are
+# checked the cheap way first (`type(x) is K`) before `_expect` does the full check and says what
+# is wrong. Devices are instances of subclasses of an ABC, for which `isinstance` runs Python code
+# in `abc` (about 0.5 µs): the classes already accepted are remembered instead.
+_DEVICE_CLASSES: set[type] = set()
+
+
 def _expect(value: Any, kind: type, fn: str, what: str) -> Any:
     if not isinstance(value, kind):
         raise RuntimeFault(f"hal.{fn}: {what} must be a {kind.__name__}, got {type(value).__name__}")
     return value
 
 
+def _device(value: Any, fn: str) -> Device:
+    if type(value) not in _DEVICE_CLASSES:
+        _expect(value, Device, fn, "device")
+        _DEVICE_CLASSES.add(type(value))
+    return value  # type: ignore[no-any-return]
+
+
 def _fence_or_none(value: Any, fn: str, what: str) -> Fence | None:
-    return None if value is None else _expect(value, Fence, fn, what)
+    if value is None or type(value) is Fence:
+        return value  # type: ignore[no-any-return]
+    return _expect(value, Fence, fn, what)  # type: ignore[no-any-return]
 
 
 def _pattern(value: Any, fn: str) -> bytes:
@@ -68,8 +84,9 @@ class HalModule(NativeModule):
     @export("0rrrr_", name="buffer_view.assert", arity_only=True)
     def buffer_view_assert(self, state: HalState, view: Any, name: str, dtype: str,
                            shape: tuple[int, ...]) -> None:
-        if isinstance(view, BufferView) and view.dtype == dtype and len(view.shape) == len(shape) \
-                and all(e == -1 or e == a for e, a in zip(shape, view.shape)):
+        if isinstance(view, BufferView) and view.dtype == dtype and (
+                view.shape == shape or len(view.shape) == len(shape)
+                and all(e == -1 or e == a for e, a in zip(shape, view.shape))):
             return
         expected = format_type(dtype, tuple("?" if d == -1 else d for d in shape))  # type: ignore[misc]
         actual = format_type(view.dtype, view.shape) if isinstance(view, BufferView) else \
@@ -78,7 +95,9 @@ class HalModule(NativeModule):
 
     @export("0r_r", name="buffer_view.buffer")
     def buffer_view_buffer(self, state: HalState, view: Any) -> Buffer:
-        return _expect(view, BufferView, "buffer_view.buffer", "view").buffer  # type: ignore[no-any-return]
+        if type(view) is not BufferView:
+            _expect(view, BufferView, "buffer_view.buffer", "view")
+        return view.buffer  # type: ignore[no-any-return]
 
     @export("0ri_I", name="buffer_view.dim")
     def buffer_view_dim(self, state: HalState, view: Any, index: int) -> int:
@@ -90,18 +109,19 @@ class HalModule(NativeModule):
     @export("0rIrr_r", name="buffer_view.create", arity_only=True)
     def buffer_view_create(self, state: HalState, buffer: Any, offset: int, dtype: str,
                            shape: tuple[int, ...]) -> BufferView:
-        return BufferView(_expect(buffer, Buffer, "buffer_view.create", "buffer"), offset, dtype,
-                          tuple(shape))
+        if type(buffer) is not Buffer:
+            _expect(buffer, Buffer, "buffer_view.create", "buffer")
+        return BufferView(buffer, offset, dtype, shape)
 
     # ------------------------------------------------------------------------------- memory
 
     @export("0rI_r", name="allocator.allocate")
     def allocator_allocate(self, state: HalState, device: Any, size: int) -> Buffer:
-        return _expect(device, Device, "allocator.allocate", "device").allocator.allocate(size)  # type: ignore[no-any-return]
+        return _device(device, "allocator.allocate").allocator.allocate(size)
 
     @export("0rr_r", name="allocator.import_rodata")
     def allocator_import_rodata(self, state: HalState, device: Any, data: Any) -> Buffer:
-        dev = _expect(device, Device, "allocator.import_rodata", "device")
+        dev = _device(device, "allocator.import_rodata")
         return dev.allocator.import_readonly(_expect(data, memoryview, "allocator.import_rodata", "data"))  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------------------- executables
@@ -109,7 +129,7 @@ class HalModule(NativeModule):
     @export("0rr_r", name="executable.create", arity_only=True, pass_caller=True)
     def executable_create(self, state: HalState, caller: CallerInfo, device: Any,
                           name: str) -> Executable:
-        dev = _expect(device, Device, "executable.create", "device")
+        dev = _device(device, "executable.create")
         image: ModuleImage | None = getattr(caller.module, "image", None)
         if image is None:
             raise LoadError(f"hal.executable.create: module '{caller.module.name}' has no executables")
@@ -129,14 +149,15 @@ class HalModule(NativeModule):
 
     @export("0r_r", name="command_buffer.create")
     def command_buffer_create(self, state: HalState, device: Any) -> CommandBuffer:
-        return _expect(device, Device, "command_buffer.create", "device").create_command_buffer()  # type: ignore[no-any-return]
+        return _device(device, "command_buffer.create").create_command_buffer()
 
     @export("0rrirrr_", name="command_buffer.dispatch", arity_only=True)
     def command_buffer_dispatch(self, state: HalState, cb: Any, executable: Any, entry: int,
                                 workgroups: tuple[int, ...], constants: tuple[int, ...],
                                 bindings: tuple[Buffer, ...]) -> None:
-        _expect(cb, CommandBuffer, "command_buffer.dispatch", "command buffer").dispatch(
-            executable, entry, tuple(workgroups), tuple(constants), tuple(bindings))
+        if type(cb) is not CommandBuffer:
+            _expect(cb, CommandBuffer, "command_buffer.dispatch", "command buffer")
+        cb.dispatch(executable, entry, tuple(workgroups), tuple(constants), tuple(bindings))
 
     @export("0rrIrII_", name="command_buffer.copy_buffer", arity_only=True)
     def command_buffer_copy_buffer(self, state: HalState, cb: Any, src: Any, src_offset: int,
@@ -158,14 +179,15 @@ class HalModule(NativeModule):
 
     @export("0r_", name="command_buffer.finalize", arity_only=True)
     def command_buffer_finalize(self, state: HalState, cb: Any) -> None:
-        _expect(cb, CommandBuffer, "command_buffer.finalize", "command buffer").finalize()
+        if type(cb) is not CommandBuffer:
+            _expect(cb, CommandBuffer, "command_buffer.finalize", "command buffer")
+        cb.finalize()
 
     # ------------------------------------------------------------------------------- fences
 
     @export("0r_r", name="fence.create")
     def fence_create(self, state: HalState, device: Any) -> Fence:
-        dev = _expect(device, Device, "fence.create", "device")
-        return Fence.create(dev.create_semaphore(0), 1)
+        return Fence.create(_device(device, "fence.create").create_semaphore(0), 1)
 
     @export("0r_r", name="fence.join", arity_only=True)
     def fence_join(self, state: HalState, fences: tuple[Fence | None, ...]) -> Fence:
@@ -187,7 +209,10 @@ class HalModule(NativeModule):
     def fence_await(self, state: HalState, timeout_ms: int, fences: tuple[Fence | None, ...]) -> None:
         """A negative timeout waits without limit (interruptibly)."""
         timeout = None if timeout_ms < 0 else timeout_ms / 1000.0
-        if not Fence.join(fences).wait(timeout):
+        # One fence (the usual case) is waited on as it is; only several need joining.
+        fence = fences[0] if type(fences) is tuple and len(fences) == 1 \
+            and type(fences[0]) is Fence else Fence.join(fences)
+        if not fence.wait(timeout):
             raise RuntimeFault(f"hal.fence.await: timed out after {timeout_ms} ms")
 
     # ------------------------------------------------------------------------------- queues
@@ -195,13 +220,13 @@ class HalModule(NativeModule):
     @export("0rrrI_r", name="device.queue.alloca", arity_only=True)
     def queue_alloca(self, state: HalState, device: Any, wait: Any, signal: Any, size: int) -> Buffer:
         f = "device.queue.alloca"
-        return _expect(device, Device, f, "device").queue_alloca(  # type: ignore[no-any-return]
+        return _device(device, f).queue_alloca(
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"), size)
 
     @export("0rrrr_", name="device.queue.dealloca", arity_only=True)
     def queue_dealloca(self, state: HalState, device: Any, wait: Any, signal: Any, buffer: Any) -> None:
         f = "device.queue.dealloca"
-        _expect(device, Device, f, "device").queue_dealloca(
+        _device(device, f).queue_dealloca(
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
             _expect(buffer, Buffer, f, "buffer"))
 
@@ -209,20 +234,21 @@ class HalModule(NativeModule):
     def queue_execute(self, state: HalState, device: Any, wait: Any, signal: Any,
                       cbs: tuple[CommandBuffer, ...]) -> None:
         f = "device.queue.execute"
-        _expect(device, Device, f, "device").queue_execute(
-            _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"), tuple(cbs))
+        _device(device, f).queue_execute(
+            _fence_or_none(wait, f, "wait"),
+            signal if type(signal) is Fence else _expect(signal, Fence, f, "signal"), tuple(cbs))
 
     @export("0rrr_", name="device.queue.barrier", arity_only=True)
     def queue_barrier(self, state: HalState, device: Any, wait: Any, signal: Any) -> None:
         f = "device.queue.barrier"
-        _expect(device, Device, f, "device").queue_barrier(
+        _device(device, f).queue_barrier(
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"))
 
     @export("0rrrrIrII_", name="device.queue.copy", arity_only=True)
     def queue_copy(self, state: HalState, device: Any, wait: Any, signal: Any, src: Any,
                    src_offset: int, dst: Any, dst_offset: int, length: int) -> None:
         f = "device.queue.copy"
-        _expect(device, Device, f, "device").queue_copy(
+        _device(device, f).queue_copy(
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
             _expect(src, Buffer, f, "source"), src_offset, _expect(dst, Buffer, f, "target"),
             dst_offset, length)
@@ -231,6 +257,6 @@ class HalModule(NativeModule):
     def queue_fill(self, state: HalState, device: Any, wait: Any, signal: Any, dst: Any,
                    offset: int, length: int, pattern: Any) -> None:
         f = "device.queue.fill"
-        _expect(device, Device, f, "device").queue_fill(
+        _device(device, f).queue_fill(
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
             _expect(dst, Buffer, f, "target"), offset, length, _pattern(pattern, f))

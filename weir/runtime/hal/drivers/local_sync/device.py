@@ -48,12 +48,13 @@ class LocalSyncDevice(LocalDevice):
         if not isinstance(signal, Fence):
             self._statistics.record_failed()
             raise RuntimeFault(f"{what}: the signal fence is missing")
-        if not self._wait(wait, signal, what):
+        if wait is not None and not self._wait(wait, signal, what):
             return
-        failure = None if work is None else run_work(what, work)
-        if failure is not None:
-            self._fail(signal, failure)
-            return
+        if work is not None:
+            failure = run_work(what, work)
+            if failure is not None:
+                self._fail(signal, failure)
+                return
         self._statistics.record_completed()
         try:
             signal.signal()

@@ -22,15 +22,17 @@ from weir.runtime.hal.drivers.local_task.options import LocalTaskOptions
 from weir.runtime.hal.drivers.local_task.workers import WorkerPool
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
+from weir.runtime.hal.workgroups import ParallelWorkgroups
 
 _SHUTDOWN = "{what}: device shut down before the operation ran"
 _ids = itertools.count()
 
 
-def _stop(pool: WorkerPool, monitor: DeadlineMonitor) -> None:
+def _stop(pool: WorkerPool, monitor: DeadlineMonitor, workgroups: ParallelWorkgroups) -> None:
     """Stops the threads without joining: also the finalizer of a collected device, which may
     run on one of those very threads."""
     pool.stop()
+    workgroups.stop()
     for op in monitor.stop():
         op.expire(_SHUTDOWN.format(what=op.what))
 
@@ -42,8 +44,10 @@ class LocalTaskDevice(LocalDevice):
         name = f"weir-local-task-{next(_ids)}"
         self._pool = WorkerPool(self.options.worker_count, f"{name}-worker", _SHUTDOWN)
         self._monitor = DeadlineMonitor(self.options.wait_timeout_s, f"{name}-deadlines")
+        workgroups = ParallelWorkgroups(self.options.workgroup_threads, f"{name}-workgroups")
+        self._workgroups = workgroups
         self._stopped = False
-        self._finalizer = weakref.finalize(self, _stop, self._pool, self._monitor)
+        self._finalizer = weakref.finalize(self, _stop, self._pool, self._monitor, workgroups)
 
     @property
     def driver_name(self) -> str:

@@ -18,6 +18,9 @@ def _default_worker_count() -> int:
 class LocalTaskOptions:
     # Worker threads that run execute/copy/fill; created on first use and never more.
     worker_count: int = field(default_factory=_default_worker_count)
+    # Threads that run the workgroups of one dispatch (the dispatching worker is one of them):
+    # one per core, since native workgroups run without the GIL and keep a core busy each.
+    workgroup_threads: int = field(default_factory=lambda: os.cpu_count() or 1)
     # An operation whose wait fence is not reached within this many seconds fails its signal
     # fence, so a wait cycle or a fence nobody signals ends in an error instead of a hang.
     # None: wait forever.
@@ -27,6 +30,9 @@ class LocalTaskOptions:
         if type(self.worker_count) is not int or self.worker_count < 1:
             raise UsageError(f"local-task worker_count must be a positive integer, "
                              f"got {self.worker_count!r}")
+        if type(self.workgroup_threads) is not int or self.workgroup_threads < 1:
+            raise UsageError(f"local-task workgroup_threads must be a positive integer, "
+                             f"got {self.workgroup_threads!r}")
         timeout = self.wait_timeout_s
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                     or not timeout >= 0):

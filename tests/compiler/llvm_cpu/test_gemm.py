@@ -1,0 +1,230 @@
+"""The llvm-cpu GEMM microkernel against numpy: every element-type combination, empty and ragged
+shapes around the blocking, row strides with poisoned padding, operands that end at an
+unreadable page, accumulation into C, and a build for generic x86-64 run on this machine."""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+from collections.abc import Callable
+from functools import cache
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+import ml_dtypes
+import numpy as np
+import pytest
+
+from weir.compiler.targets.llvm_cpu.gemm import get_gemm
+from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
+from weir.errors import UsageError
+
+DTYPES: dict[str, type] = {
+    "f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
+    "i8": np.int8, "i32": np.int32,
+}
+COMBINATIONS = [("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"),
+                ("i8", "i8", "i32"), ("f64", "f64", "f64"), ("f16", "f32", "f32"),
+                ("f32", "bf16", "f32"), ("i8", "i8", "f32")]
+# (M, N, K): empty extents, single elements, K=1, and sizes that are not multiples of any
+# register tile or vector width.
+EDGE_SHAPES = [(0, 5, 7), (5, 0, 7), (5, 7, 0), (1, 1, 1), (1, 17, 1), (3, 1, 33), (17, 33, 3),
+               (33, 65, 17), (65, 3, 33), (13, 31, 1), (2, 100, 5)]
+# Across cache blocks: K past one packed depth, N past one packed width, ragged row panels.
+BLOCK_SHAPES = [(41, 600, 300), (24, 64, 513), (18, 1040, 2)]
+_GEMM_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                              ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                              ctypes.c_void_p, ctypes.c_int64)
+_PROT_NONE = 0  # the mmap module names PROT_READ and PROT_WRITE but not this
+rng = np.random.default_rng(7)
+
+
+class Gemm:
+    """One compiled `weir_gemm_*`, called on 2-d numpy views with unit column strides."""
+
+    def __init__(self, cpu_name: str, lhs: str, rhs: str, acc: str) -> None:
+        cpu = resolve_cpu(cpu_name)
+        module = ir.Module(f"gemm_{cpu_name}")
+        module.triple = cpu.triple
+        fn = get_gemm(module, cpu, lhs, rhs, acc)
+        fn.linkage = "external"
+        parsed = llvm.parse_assembly(str(module))
+        parsed.verify()
+        machine = cpu.target_machine()
+        passes = llvm.create_pass_builder(machine,
+                                          llvm.create_pipeline_tuning_options(speed_level=3))
+        passes.getModulePassManager().run(parsed, passes)
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        self.engine.add_object_file(llvm.ObjectFileRef.from_data(machine.emit_object(parsed)))
+        self.engine.finalize_object()
+        self.fn: Callable[..., None] = _GEMM_TYPE(self.engine.get_function_address(fn.name))
+
+    def __call__(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
+        (m, k), n = a.shape, b.shape[1]
+        assert b.shape[0] == k and c.shape == (m, n)
+        self.fn(m, n, k, a.ctypes.data, _row_stride(a), b.ctypes.data, _row_stride(b),
+                c.ctypes.data, _row_stride(c))
+
+
+def _row_stride(x: np.ndarray) -> int:
+    assert x.size == 0 or x.strides[1] == x.itemsize
+    return x.strides[0] // x.itemsize
+
+
+@cache
+def compiled(cpu_name: str, lhs: str, rhs: str, acc: str) -> Gemm:
+    return Gemm(cpu_name, lhs, rhs, acc)
+
+
+def random(kind: str, shape: tuple[int, int]) -> np.ndarray:
+    if kind in ("i8", "i32"):
+        info = np.iinfo(DTYPES[kind])
+        low, high = (info.min, info.max + 1) if kind == "i8" else (-1000, 1000)
+        return rng.integers(low, high, shape).astype(DTYPES[kind])
+    return rng.uniform(-1, 1, shape).astype(DTYPES[kind])
+
+
+def padded(values: np.ndarray, pad: int, sentinel: float) -> np.ndarray:
+    """`values` as a view into rows `pad` elements longer, the padding set to `sentinel`."""
+    rows, cols = values.shape
+    buffer = np.full((rows, cols + pad), sentinel, dtype=values.dtype)
+    buffer[:, :cols] = values
+    return buffer[:, :cols]
+
+
+def poison(kind: str) -> float:
+    """Padding that would show in any result it leaked into."""
+    return float("nan") if kind not in ("i8", "i32") else 99
+
+
+def expected(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    wide = np.int64 if c.dtype == np.int32 else np.float64
+    return c.astype(wide) + a.astype(wide) @ b.astype(wide)
+
+
+def check(result: np.ndarray, reference: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """Integers exactly; floats within a rounding error that grows with K and the size of the
+    products summed."""
+    if result.dtype == np.int32:
+        np.testing.assert_array_equal(result, reference)
+        return
+    scale = a.shape[1] * float(np.abs(a.astype(np.float64)).max(initial=0)) * \
+        float(np.abs(b.astype(np.float64)).max(initial=0))
+    epsilon = np.finfo(result.dtype).eps
+    np.testing.assert_allclose(result, reference, rtol=8 * epsilon,
+                               atol=8 * epsilon * max(scale, 1.0))
+
+
+def run_case(cpu_name: str, kinds: tuple[str, str, str], shape: tuple[int, int, int],
+             pad: int = 0) -> None:
+    lhs, rhs, acc = kinds
+    m, n, k = shape
+    a, b, c = random(lhs, (m, k)), random(rhs, (k, n)), random(acc, (m, n))
+    reference = expected(a, b, c)
+    if pad:
+        a, b = padded(a, pad, poison(lhs)), padded(b, pad + 3, poison(rhs))
+        c = padded(c, pad + 1, -7777)
+    compiled(cpu_name, *kinds)(a, b, c)
+    check(c, reference, a, b)
+    if pad:
+        assert (c.base[:, n:] == -7777).all(), "the padding of C was written"
+
+
+@pytest.mark.parametrize("kinds", COMBINATIONS, ids="-".join)
+def test_types_and_edge_shapes(kinds: tuple[str, str, str]) -> None:
+    for shape in EDGE_SHAPES:
+        run_case("host", kinds, shape)
+
+
+@pytest.mark.parametrize("kinds", COMBINATIONS, ids="-".join)
+def test_shapes_across_blocks(kinds: tuple[str, str, str]) -> None:
+    for shape in BLOCK_SHAPES:
+        run_case("host", kinds, shape)
+
+
+@pytest.mark.parametrize("kinds", COMBINATIONS[:5], ids="-".join)
+def test_row_strides_with_poisoned_padding(kinds: tuple[str, str, str]) -> None:
+    for shape in [(17, 33, 65), (3, 1, 17), (41, 70, 300)]:
+        run_case("host", kinds, shape, pad=5)
+
+
+@pytest.mark.parametrize("cpu_name", ["x86-64", "x86-64-v3"])
+@pytest.mark.parametrize("kinds", COMBINATIONS[:5], ids="-".join)
+def test_narrower_targets_run_here(cpu_name: str, kinds: tuple[str, str, str]) -> None:
+    for shape in [(0, 3, 3), (1, 1, 1), (7, 9, 5), (19, 37, 70), (13, 300, 260)]:
+        run_case(cpu_name, kinds, shape, pad=2)
+
+
+def _guarded(dtype: type, shape: tuple[int, int]) -> np.ndarray:
+    """A C-contiguous array that ends where an unreadable page begins: a load of even one
+    element past the operand faults."""
+    page = mmap.PAGESIZE
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    span = -(-nbytes // page) * page
+    region = mmap.mmap(-1, span + page)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(region))
+    libc = ctypes.CDLL(None)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    assert libc.mprotect(base + span, page, _PROT_NONE) == 0
+    array = np.frombuffer(region, dtype=np.uint8, count=nbytes, offset=span - nbytes)
+    return array.view(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("kinds", [("f32", "f32", "f32"), ("f16", "bf16", "f32"),
+                                   ("i8", "i8", "i32")], ids="-".join)
+def test_nothing_is_read_past_an_operand(kinds: tuple[str, str, str]) -> None:
+    lhs, rhs, acc = kinds
+    for m, n, k in [(5, 3, 7), (13, 17, 1), (1, 45, 33)]:
+        a, b, c = _guarded(DTYPES[lhs], (m, k)), _guarded(DTYPES[rhs], (k, n)), \
+            _guarded(DTYPES[acc], (m, n))
+        a[...], b[...], c[...] = random(lhs, (m, k)), random(rhs, (k, n)), random(acc, (m, n))
+        reference = expected(a, b, c)
+        compiled("host", *kinds)(a, b, c)
+        check(c, reference, a, b)
+
+
+def test_half_precision_specials_on_a_cpu_without_f16c() -> None:
+    """Without F16C the conversion is done by hand: subnormals, the largest finite values,
+    infinities and NaN must come through exactly."""
+    values = np.array([[6e-8, -6e-8, 1e-5, -1.5, 65504, -65504, np.inf, -np.inf, np.nan]],
+                      np.float16)
+    a = np.ones((1, 1), np.float16)
+    for cpu_name in ("x86-64", "host"):
+        c = np.zeros((1, values.shape[1]), np.float32)
+        compiled(cpu_name, "f16", "f16", "f32")(a, values, c)
+        np.testing.assert_array_equal(c, values.astype(np.float32))
+
+
+def test_wide_targets_use_their_widest_registers() -> None:
+    for cpu_name, register in [("x86-64-v4", "%zmm"), ("x86-64-v3", "%ymm")]:
+        cpu = resolve_cpu(cpu_name)
+        module = ir.Module("asm")
+        module.triple = cpu.triple
+        get_gemm(module, cpu, "f32", "f32", "f32").linkage = "external"
+        assembly = cpu.target_machine().emit_assembly(llvm.parse_assembly(str(module)))
+        assert register in assembly
+    generic = resolve_cpu("x86-64")
+    module = ir.Module("asm")
+    module.triple = generic.triple
+    get_gemm(module, generic, "f32", "f32", "f32").linkage = "external"
+    assert "%ymm" not in generic.target_machine().emit_assembly(llvm.parse_assembly(str(module)))
+
+
+def test_declared_once_per_module_and_kinds_share_a_module() -> None:
+    cpu = resolve_cpu("host")
+    module = ir.Module("shared")
+    first = get_gemm(module, cpu, "f32", "f32", "f32")
+    assert get_gemm(module, cpu, "f32", "f32", "f32") is first
+    assert first.name == "weir_gemm_f32_f32_f32"
+    assert "nounwind" in first.attributes
+    other = get_gemm(module, cpu, "i8", "i8", "i32")
+    assert [str(t) for t in other.ftype.args] == ["i64", "i64", "i64", "i8*", "i64", "i8*",
+                                                  "i64", "i32*", "i64"]
+    llvm.parse_assembly(str(module)).verify()
+
+
+@pytest.mark.parametrize("kinds", [("f32", "f32", "i32"), ("i16", "i8", "i32"),
+                                   ("f32", "f32", "f16"), ("f64", "f64", "f32")], ids="-".join)
+def test_unsupported_kinds_are_refused(kinds: tuple[str, str, str]) -> None:
+    with pytest.raises(UsageError, match="gemm"):
+        get_gemm(ir.Module("refused"), resolve_cpu("host"), *kinds)

@@ -1,0 +1,114 @@
+"""The llvm-cpu loader: it links object code in memory and calls entry points per workgroup
+range, but first refuses what would make native code misbehave: malformed payloads, CPU
+features this machine lacks, missing symbols, and bindings too small or read-only."""
+
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+import numpy as np
+import pytest
+
+from weir.errors import LoadError, ModuleFormatError, RuntimeFault
+from weir.format.native_executable import (
+    BindingAccess,
+    NativeEntry,
+    NativeExecutable,
+    decode_native_executable,
+    encode_native_executable,
+)
+from weir.format.reference_kernel import PushDim
+from weir.runtime.executables.llvm_cpu import load_native_executable
+from weir.runtime.hal.buffer import Allocator, Buffer
+from weir.runtime.hal.workgroups import InlineWorkgroups, ParallelWorkgroups
+
+I64 = ir.IntType(64)
+
+
+def _iota_object() -> tuple[str, bytes]:
+    """`iota(bindings, consts, begin, end)`: out[i] = i for i in [begin, end) (tile 1)."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    triple = llvm.get_process_triple()
+    m = ir.Module("iota")
+    m.triple = triple
+    i8pp = ir.IntType(8).as_pointer().as_pointer()
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [i8pp, I64.as_pointer(), I64, I64]),
+                     "weir_iota")
+    bindings, _, begin, end = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    out = b.bitcast(b.load(bindings), I64.as_pointer())
+    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
+    entry = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(begin, entry)
+    b.cbranch(b.icmp_signed("<", i, end), body, done)
+    b.position_at_end(body)
+    b.store(i, b.gep(out, [i]))
+    i.add_incoming(b.add(i, I64(1)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    b.ret_void()
+    tm = llvm.Target.from_triple(triple).create_target_machine(reloc="pic")
+    return triple, tm.emit_object(llvm.parse_assembly(str(m)))
+
+
+def _payload(features: tuple[str, ...] = (), symbol: str = "weir_iota") -> bytes:
+    triple, obj = _iota_object()
+    entry = NativeEntry("iota", symbol, 1, 1,
+                        (BindingAccess(0, 0, "i64", (PushDim(0),), True),), PushDim(0), 1)
+    return encode_native_executable(NativeExecutable(triple, "x86-64", features, (entry,), obj))
+
+
+def test_payload_round_trips() -> None:
+    data = _payload(("sse2",))
+    exe = decode_native_executable(data)
+    assert exe.features == ("sse2",)
+    assert exe.entries[0].accesses[0].shape == (PushDim(0),)
+    assert encode_native_executable(exe) == data
+
+
+@pytest.mark.parametrize("runner", [InlineWorkgroups(), ParallelWorkgroups(threads=2)],
+                         ids=["inline", "parallel"])
+def test_entry_runs_every_workgroup(runner: InlineWorkgroups | ParallelWorkgroups) -> None:
+    exe = load_native_executable(memoryview(_payload()))
+    out = Allocator().allocate(8 * 100)
+    exe.dispatch(0, (1, 1, 1), [100], [out], runner)
+    np.testing.assert_array_equal(out.data.view(np.int64), np.arange(100))
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: b"XXXX" + d[4:], "bad magic"),
+    (lambda d: d[:6], "truncated"),
+    (lambda d: d[:8] + b"{" * (len(d) - 8), "not JSON"),
+    (lambda d: d.replace(b'"binding":0', b'"binding":3'), "out of range"),
+    (lambda d: d.replace(b'"tile":1', b'"tile":0'), "below 1"),
+    (lambda d: d.replace(b'"dtype":"i64"', b'"dtype":"q64"'), "unknown element type"),
+])
+def test_malformed_payloads_are_format_errors(mutate: object, message: str) -> None:
+    with pytest.raises(ModuleFormatError, match=message):
+        decode_native_executable(mutate(_payload()))  # type: ignore[operator]
+
+
+def test_missing_cpu_features_are_a_load_error_not_an_illegal_instruction() -> None:
+    with pytest.raises(LoadError, match="needs CPU feature.*weir-test-only-feature"):
+        load_native_executable(memoryview(_payload(("sse2", "weir-test-only-feature"))))
+
+
+def test_missing_symbol_is_a_load_error() -> None:
+    with pytest.raises(LoadError, match="no symbol 'weir_nothing'"):
+        load_native_executable(memoryview(_payload(symbol="weir_nothing")))
+
+
+def test_bindings_are_checked_before_native_code_runs() -> None:
+    exe = load_native_executable(memoryview(_payload()))
+    small = Allocator().allocate(8 * 10)
+    with pytest.raises(RuntimeFault, match="store to binding 0.*outside the buffer of 80 bytes"):
+        exe.dispatch(0, (1, 1, 1), [11], [small], InlineWorkgroups())
+    readonly = Buffer.wrap_readonly(bytes(800))
+    with pytest.raises(RuntimeFault, match="read-only"):
+        exe.dispatch(0, (1, 1, 1), [100], [readonly], InlineWorkgroups())
+    with pytest.raises(RuntimeFault, match="0 push constant.*takes 1"):
+        exe.dispatch(0, (1, 1, 1), [], [small], InlineWorkgroups())

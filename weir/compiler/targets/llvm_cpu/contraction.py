@@ -1,0 +1,200 @@
+"""Contractions: matmul (2-D, or 3-D with a leading batch dimension) and 2-D convolution, all as
+calls of the GEMM microkernel (gemm.py) on strided row-major memory; a convolution is the sum
+over its window taps of one (OW x C) @ (C x F) product per output row. Operands that are
+elementwise expressions are first written to scratch memory (for the left operand of a matmul
+only the rows its workgroup needs), because the microkernel's packing reads plain memory.
+
+The microkernel accumulates f32 for f16/bf16/f32 inputs, i32 for i8, f64 for f64; a result of
+another type accumulates in scratch of that type and is converted once at the end, as the
+reference target does. Type combinations the microkernel lacks run as plain i-k-j loops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.gemm import get_gemm
+from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.format import reference_kernel as k
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+
+# (lhs, rhs, accumulator) element types the microkernel implements.
+GEMM_TYPES = frozenset({("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"),
+                        ("i8", "i8", "i32"), ("f64", "f64", "f64")})
+
+
+def accumulator(lhs: str, rhs: str, result: str) -> str:
+    """Where the products add up: the microkernel's type when it handles the inputs, else the
+    result's own type."""
+    for acc in ("f32", "i32", "f64"):
+        if (lhs, rhs, acc) in GEMM_TYPES and s.register_type(result) == s.register_type(acc):
+            return acc
+    return result
+
+
+@dataclass
+class Strided:
+    """A matrix in memory: first element, row stride in elements, element type."""
+
+    ptr: ir.Value
+    ld: ir.Value
+    dtype: str
+
+
+def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Value,
+         a: Strided, bm: Strided, c: Strided) -> None:
+    """c += a @ bm, with c already in the accumulator type."""
+    types = (a.dtype, bm.dtype, c.dtype)
+    if types in GEMM_TYPES:
+        fn = get_gemm(low.module, low.cpu, *types)
+        b.call(fn, [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld])
+        return
+    acc = c.dtype
+
+    def row(rb: ir.IRBuilder, i: ir.Value) -> None:
+        def step(kb: ir.IRBuilder, kk: ir.Value) -> None:
+            x = low.convert(kb, s.load_element(kb, kb.gep(a.ptr, [kb.add(kb.mul(i, a.ld), kk)],
+                                                          inbounds=True), a.dtype), a.dtype, acc)
+
+            def col(cb: ir.IRBuilder, j: ir.Value) -> None:
+                y = low.convert(cb, s.load_element(cb, cb.gep(
+                    bm.ptr, [cb.add(cb.mul(kk, bm.ld), j)], inbounds=True), bm.dtype), bm.dtype, acc)
+                cp = cb.gep(c.ptr, [cb.add(cb.mul(i, c.ld), j)], inbounds=True)
+                old = s.load_element(cb, cp, acc)
+                if s.is_float(acc):
+                    new = cb.fadd(old, cb.fmul(x, y, flags=("contract",)), flags=("contract",))
+                else:
+                    new = cb.add(old, cb.mul(x, y))
+                s.store_element(cb, new, cp, acc)
+            for_range(kb, I64(0), N, col, "j")
+        for_range(rb, I64(0), K, step, "k")
+    for_range(b, I64(0), M, row, "i")
+
+
+def in_memory(low: EntryLowering, b: ir.IRBuilder, v: ValueRef) -> Memory:
+    """`v` as row-major memory: its own, or a scratch copy of an elementwise expression."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    mem = low.memory.get(v)
+    if mem is not None:
+        return mem
+    dims = low.dims(v)
+    scratch = low.scratch_memory(b, low.kv.dtype[v], dims)
+
+    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        s.store_element(bb, low.element(bb, v, idx, Body()), scratch.address(bb, idx),
+                        scratch.dtype)
+    for_nest(b, [(I64(0), d) for d in dims], copy, "m")
+    return scratch
+
+
+def _rows_in_memory(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, prefix: list[ir.Value],
+                    lo: ir.Value, hi: ir.Value) -> Strided:
+    """Rows [lo, hi) of the matrix v[prefix...] as strided memory starting at row lo; an
+    elementwise expression is materialised for those rows only."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    dims = low.dims(v)
+    cols = dims[-1]
+    mem = low.memory.get(v)
+    if mem is not None:
+        return Strided(mem.address(b, prefix + [lo, I64(0)]), cols, mem.dtype)
+    scratch = low.scratch_memory(b, low.kv.dtype[v], [b.sub(hi, lo), cols])
+
+    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        r, c = idx
+        value = low.element(bb, v, prefix + [bb.add(r, lo), c], Body())
+        s.store_element(bb, value, scratch.address(bb, [r, c]), scratch.dtype)
+    for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), cols)], copy, "m")
+    return Strided(scratch.ptr, cols, scratch.dtype)
+
+
+def accumulate_into(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, dest: Memory,
+                    prefix: list[ir.Value], rows: tuple[ir.Value, ir.Value], cols: ir.Value,
+                    acc: str) -> tuple[Strided, ir.Value | None]:
+    """Memory holding init[prefix][rows, :] in the accumulator type: the destination itself when
+    it has that type (and then no copy-back is needed: second result None), else scratch."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    lo, hi = rows
+    direct = dest.dtype == acc
+    if direct:
+        target = Strided(dest.address(b, prefix + [lo, I64(0)]), cols, acc)
+    else:
+        scratch = low.scratch_memory(b, acc, [b.sub(hi, lo), cols])
+        target = Strided(scratch.ptr, cols, acc)
+    if not (direct and low.memory.get(init) is dest):
+        def fill(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+            r, c = idx
+            value = low.convert(bb, low.element(bb, init, prefix + [bb.add(r, lo), c], Body()),
+                                low.kv.dtype[init], acc)
+            at = bb.gep(target.ptr, [bb.add(bb.mul(r, target.ld), c)], inbounds=True)
+            s.store_element(bb, value, at, acc)
+        for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), cols)], fill, "init")
+    return target, (None if direct else hi)
+
+
+def copy_back(low: EntryLowering, b: ir.IRBuilder, acc: Strided, dest: Memory,
+              prefix: list[ir.Value], lo: ir.Value, hi: ir.Value, cols: ir.Value) -> None:
+    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        r, c = idx
+        value = s.load_element(bb, bb.gep(acc.ptr, [bb.add(bb.mul(r, acc.ld), c)],
+                                          inbounds=True), acc.dtype)
+        value = low.convert(bb, value, acc.dtype, dest.dtype)
+        s.store_element(bb, value, dest.address(bb, prefix + [bb.add(r, lo), c]), dest.dtype)
+    for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), cols)], copy, "out")
+
+
+def lower_contraction(low: EntryLowering, b: ir.IRBuilder, n: int,
+                      partitioned: bool) -> tuple[k.Dim, int]:
+    op = low.kv.ops[n]
+    if isinstance(op, k.Matmul):
+        return _matmul(low, b, n, op, partitioned)
+    from weir.compiler.targets.llvm_cpu.convolution import lower_conv, lower_pool
+    if isinstance(op, k.Conv2D):
+        return lower_conv(low, b, n, op, partitioned)
+    assert isinstance(op, k.Pool2D)
+    return lower_pool(low, b, n, op, partitioned)
+
+
+def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
+            partitioned: bool) -> tuple[k.Dim, int]:
+    kv = low.kv
+    lhs, rhs, init, out = kv.ref(op.lhs), kv.ref(op.rhs), kv.ref(op.init), (n, 0)
+    shape = kv.shape[out]
+    m_dim, n_dim, k_dim = shape[-2], shape[-1], kv.shape[lhs][-1]
+    dest = low.memory[out]
+    M, N, K = low.dim(m_dim), low.dim(n_dim), low.dim(k_dim)
+    acc = accumulator(kv.dtype[lhs], kv.dtype[rhs], kv.dtype[out])
+    # Multiply-adds per result row, to size workgroups (dynamic sizes guessed).
+    work = (n_dim if isinstance(n_dim, int) else 256) * (k_dim if isinstance(k_dim, int) else 256)
+
+    def rows(bb: ir.IRBuilder, prefix: list[ir.Value], lo: ir.Value, hi: ir.Value) -> None:
+        c, copy_hi = accumulate_into(low, bb, init, dest, prefix, (lo, hi), N, acc)
+        a = _rows_in_memory(low, bb, lhs, prefix, lo, hi)
+        rb = _rows_in_memory(low, bb, rhs, prefix, I64(0), K)
+        gemm(low, bb, bb.sub(hi, lo), N, K, a, rb, c)
+        if copy_hi is not None:
+            copy_back(low, bb, c, dest, prefix, lo, hi, N)
+
+    if len(shape) == 3:
+        extent: k.Dim = 1
+        tile = 1
+        lo, hi = I64(0), low.dim(shape[0])
+        if partitioned:
+            m_work = m_dim if isinstance(m_dim, int) else 256
+            _, extent, tile = low.grid(shape[:1], work * m_work)
+            lo, hi = low.partition_bounds(b, hi, tile)
+        for_range(b, lo, hi, lambda bb, bi: low.scoped(bb, lambda: rows(bb, [bi], I64(0), M)),
+                  "batch")
+        return extent, tile
+    if not partitioned:
+        rows(b, [], I64(0), M)
+        return 1, 1
+    _, extent, tile = low.grid((m_dim,), work)
+    lo, hi = low.partition_bounds(b, M, tile)
+    rows(b, [], lo, hi)
+    return extent, tile

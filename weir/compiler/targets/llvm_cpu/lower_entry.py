@@ -1,0 +1,390 @@
+"""Lowers one entry point of a kernel description to an LLVM function.
+
+Elementwise values (generic without reductions, broadcast, transpose, fill, loads) are never
+stored: each is computed per element inside the loops of whoever reads it, so a chain of
+elementwise ops is one loop over memory. Roots (reductions, contractions) get loop nests of their
+own that write into the result binding, or into scratch memory when nothing stores them.
+
+The grid: when the entry has one loop nest (one root, or elementwise stores of one shape), its
+outermost non-unit dimension is split into workgroups of `tile` indices, sized so that each
+workgroup does enough work to be worth a thread; otherwise the entry is one workgroup."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.format import reference_kernel as k
+from weir.format.element_types import BY_NAME
+from weir.format.native_executable import BindingAccess, NativeEntry
+
+# Elements (or multiply-adds) one workgroup should cover: a thread hand-off costs tens of
+# microseconds, so smaller pieces would cost more to distribute than to run.
+WORK_PER_WORKGROUP = 1 << 15
+I8P = ir.IntType(8).as_pointer()
+
+
+@dataclass
+class Memory:
+    """A row-major tensor in memory: element pointer and dims (i64 values)."""
+
+    ptr: ir.Value
+    dtype: str
+    dims: list[ir.Value]
+
+    def address(self, b: ir.IRBuilder, idx: list[ir.Value]) -> ir.Value:
+        linear: ir.Value = I64(0)
+        for i, (x, d) in enumerate(zip(idx, self.dims)):
+            linear = x if i == 0 else b.add(b.mul(linear, d), x)
+        return b.gep(self.ptr, [linear], inbounds=True)
+
+
+@dataclass
+class Body:
+    """Values computed once per innermost iteration; keyed by value and index identity."""
+
+    cache: dict[tuple[object, ...], object] = field(default_factory=dict)
+
+
+class EntryLowering:
+    def __init__(self, module: ir.Module, cpu: CpuTarget, entry: k.EntryPoint,
+                 symbol: str) -> None:
+        self.module, self.cpu, self.entry, self.symbol = module, cpu, entry, symbol
+        self.kv = KernelValues(entry)
+        self.memory: dict[ValueRef, Memory] = {}
+        self.accesses: list[BindingAccess] = []
+        self.scratch: list[ir.Value] = []
+
+    # ------------------------------------------------------------------ function and prologue
+
+    def lower(self) -> NativeEntry:
+        e = self.entry
+        outer = ir.Function(self.module, ir.FunctionType(
+            ir.VoidType(), [I8P.as_pointer(), I64.as_pointer(), I64, I64]), self.symbol)
+        impl = ir.Function(self.module, ir.FunctionType(
+            ir.VoidType(), [I8P] * e.num_bindings + [I64] * e.num_push_constants + [I64, I64]),
+            f"{self.symbol}.impl")
+        impl.linkage = "internal"
+        impl.attributes.add("alwaysinline")
+        impl.attributes.add("nounwind")
+        outer.attributes.add("nounwind")
+        for a in impl.args[:e.num_bindings]:
+            a.add_attribute("noalias")  # bindings are distinct resources
+        b = ir.IRBuilder(outer.append_basic_block("entry"))
+        bindings, consts, begin, end = outer.args
+        args = [b.load(b.gep(bindings, [I64(i)], inbounds=True)) for i in range(e.num_bindings)]
+        args += [b.load(b.gep(consts, [I64(i)], inbounds=True))
+                 for i in range(e.num_push_constants)]
+        b.call(impl, args + [begin, end])
+        b.ret_void()
+
+        self.fn = impl
+        self.entry_block = impl.append_basic_block("entry")
+        b = ir.IRBuilder(self.entry_block)
+        self.binding_args = impl.args[:e.num_bindings]
+        self.push = impl.args[e.num_bindings:e.num_bindings + e.num_push_constants]
+        self.begin, self.end = impl.args[-2], impl.args[-1]
+        body_block = impl.append_basic_block("body")
+        b.position_at_end(body_block)
+        extent, tile = self._emit_body(b)
+        for ptr in self.scratch:
+            b.call(self._free(), [ptr])
+        b.ret_void()
+        ir.IRBuilder(self.entry_block).branch(body_block)
+        return NativeEntry(e.name, self.symbol, e.num_bindings, e.num_push_constants,
+                           tuple(self.accesses), extent, tile)
+
+    def dim(self, d: k.Dim) -> ir.Value:
+        return self.push[d.index] if isinstance(d, k.PushDim) else I64(d)
+
+    def dims(self, v: ValueRef) -> list[ir.Value]:
+        return [self.dim(d) for d in self.kv.shape[v]]
+
+    def binding_memory(self, b: ir.IRBuilder, binding: int, offset: int, dtype: str,
+                       shape: k.Shape, writes: bool) -> Memory:
+        self.accesses.append(BindingAccess(binding, offset, dtype, shape, writes))
+        raw = b.gep(self.binding_args[binding], [I64(offset)], inbounds=True)
+        return Memory(b.bitcast(raw, s.memory_type(dtype).as_pointer()), dtype,
+                      [self.dim(d) for d in shape])
+
+    def alloca(self, t: ir.Type) -> ir.Value:
+        """In the entry block, so mem2reg turns it into registers."""
+        eb = ir.IRBuilder(self.entry_block)
+        if self.entry_block.instructions:
+            eb.position_before(self.entry_block.instructions[0])
+        return eb.alloca(t)
+
+    def _declare(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        if name in self.module.globals:
+            return self.module.globals[name]
+        return ir.Function(self.module, ir.FunctionType(ret, args), name)
+
+    def _free(self) -> ir.Function:
+        return self._declare("free", ir.VoidType(), [I8P])
+
+    def scoped(self, b: ir.IRBuilder, body: Callable[[], None]) -> None:
+        """Runs `body`, then frees the scratch it allocated: inside a loop, scratch lives for one
+        iteration (a free at the function's end would not see a pointer made in the loop)."""
+        mark = len(self.scratch)
+        body()
+        for ptr in self.scratch[mark:]:
+            b.call(self._free(), [ptr])
+        del self.scratch[mark:]
+
+    def scratch_memory(self, b: ir.IRBuilder, dtype: str, dims: list[ir.Value]) -> Memory:
+        """Heap memory freed when the entry returns (scratch may be too big for a stack)."""
+        count: ir.Value = I64(1)
+        for d in dims:
+            count = b.mul(count, d)
+        size = BY_NAME[dtype].byte_size
+        raw = b.call(self._declare("malloc", I8P, [I64]), [b.mul(count, I64(size))])
+        self.scratch.append(raw)
+        return Memory(b.bitcast(raw, s.memory_type(dtype).as_pointer()), dtype, dims)
+
+    # ------------------------------------------------------------------------------- planning
+
+    def _emit_body(self, b: ir.IRBuilder) -> tuple[k.Dim, int]:
+        kv = self.kv
+        loads = [n for n, op in enumerate(kv.ops) if isinstance(op, k.Load)]
+        for n in loads:
+            op = kv.ops[n]
+            assert isinstance(op, k.Load)
+            self.memory[(n, 0)] = self.binding_memory(b, op.binding, op.offset, op.dtype,
+                                                      op.shape, False)
+        stores = [op for op in kv.ops if isinstance(op, k.Store)]
+        roots = [n for n in range(len(kv.ops)) if kv.is_root(n)]
+        # Results that land in a binding are computed there directly.
+        for st in stores:
+            v = kv.ref(st.value)
+            if kv.is_root(v[0]) and v not in self.memory:
+                self.memory[v] = self.binding_memory(b, st.binding, st.offset, kv.dtype[v],
+                                                     kv.shape[v], True)
+        lazy_stores = [st for st in stores if not kv.is_root(kv.ref(st.value)[0])]
+        single_root = len(roots) == 1 and not lazy_stores and \
+            all(kv.ref(st.value)[0] == roots[0] for st in stores)
+        shapes = {kv.shape[kv.ref(st.value)] for st in lazy_stores}
+        if single_root:
+            return self._root(b, roots[0], partitioned=True)
+        if not roots and len(shapes) == 1:
+            return self._elementwise(b, lazy_stores, partitioned=True)
+        # Anything else runs as one workgroup: roots in order, then the elementwise stores.
+        for n in roots:
+            for i in range(len(self._outputs_of(n))):
+                if (n, i) not in self.memory:
+                    self.memory[(n, i)] = self.scratch_memory(b, kv.dtype[(n, i)],
+                                                              self.dims((n, i)))
+            self._root(b, n, partitioned=False)
+        by_shape: dict[k.Shape, list[k.Store]] = {}
+        for st in lazy_stores:
+            by_shape.setdefault(kv.shape[kv.ref(st.value)], []).append(st)
+        for group in by_shape.values():
+            self._elementwise(b, group, partitioned=False)
+        return 1, 1
+
+    def _outputs_of(self, n: int) -> tuple[ValueRef, ...]:
+        view = self.kv.views.get(n)
+        return view.outputs if view is not None else ((n, 0),)
+
+    def grid(self, shape: k.Shape, work_per_index: int) -> tuple[int, k.Dim, int]:
+        """(partitioned dim, its extent, tile) for a loop nest over `shape`."""
+        p = next((i for i, d in enumerate(shape) if not (isinstance(d, int) and d == 1)), 0)
+        inner = math.prod(d if isinstance(d, int) else 1024 for d in shape[p + 1:])
+        tile = max(1, -(-WORK_PER_WORKGROUP // max(1, inner * work_per_index)))
+        return p, shape[p], tile
+
+    def partition_bounds(self, b: ir.IRBuilder, extent: ir.Value,
+                         tile: int) -> tuple[ir.Value, ir.Value]:
+        lo = b.mul(self.begin, I64(tile))
+        hi = smin(b, b.mul(self.end, I64(tile)), extent)
+        return lo, hi
+
+    # ---------------------------------------------------------------------------- elementwise
+
+    def _elementwise(self, b: ir.IRBuilder, stores: list[k.Store],
+                     partitioned: bool) -> tuple[k.Dim, int]:
+        kv = self.kv
+        shape = kv.shape[kv.ref(stores[0].value)]
+        targets = [(kv.ref(st.value), self.binding_memory(b, st.binding, st.offset,
+                                                          kv.dtype[kv.ref(st.value)],
+                                                          kv.shape[kv.ref(st.value)], True))
+                   for st in stores]
+        bounds = [(I64(0), self.dim(d)) for d in shape]
+        extent: k.Dim = 1
+        tile = 1
+        if partitioned and shape:
+            p, extent, tile = self.grid(shape, 1)
+            bounds[p] = self.partition_bounds(b, self.dim(extent), tile)
+        elif partitioned:
+            extent, tile = 1, 1
+
+        def body(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+            ctx = Body()
+            for v, mem in targets:
+                s.store_element(bb, self.element(bb, v, idx, ctx), mem.address(bb, idx),
+                                mem.dtype)
+        for_nest(b, bounds, body)
+        return extent, tile
+
+    # ------------------------------------------------------------------ per-element evaluation
+
+    def element(self, b: ir.IRBuilder, v: ValueRef, idx: list[ir.Value], ctx: Body) -> ir.Value:
+        key = (v, *map(id, idx))
+        if key not in ctx.cache:
+            # The index values ride along so their ids stay unique while the key lives.
+            ctx.cache[key] = (self._element(b, v, idx, ctx), idx)
+        return ctx.cache[key][0]  # type: ignore[index, no-any-return]
+
+    def _element(self, b: ir.IRBuilder, v: ValueRef, idx: list[ir.Value],
+                 ctx: Body) -> ir.Value:
+        kv = self.kv
+        if v in self.memory:
+            mem = self.memory[v]
+            return s.load_element(b, mem.address(b, idx), mem.dtype)
+        n, i = v
+        op = kv.ops[n]
+        dtype = kv.dtype[v]
+        if isinstance(op, k.Empty):
+            return s.constant(dtype, 0)
+        if isinstance(op, k.Fill):
+            return s.constant(dtype, op.value)
+        if isinstance(op, k.Broadcast):
+            kept = [x for j, x in enumerate(idx) if j not in op.dimensions]
+            return self.convert(b, self.element(b, kv.ref(op.input), kept, ctx),
+                                kv.dtype[kv.ref(op.input)], dtype)
+        if isinstance(op, k.Transpose):
+            src = [I64(0)] * len(idx)
+            for j, p in enumerate(op.permutation):
+                src[p] = idx[j]
+            return self.convert(b, self.element(b, kv.ref(op.input), src, ctx),
+                                kv.dtype[kv.ref(op.input)], dtype)
+        if isinstance(op, (k.Generic, k.Reduce)):
+            view = kv.views[n]
+            loops: list[ir.Value] = [I64(0)] * len(view.iterators)
+            for j, d in enumerate(view.maps[len(view.inputs) + i]):
+                if d >= 0:
+                    loops[d] = idx[j]
+            key = ("body", n, *map(id, loops))
+            if key not in ctx.cache:
+                ctx.cache[key] = (self.evaluate(b, view, loops, ctx, None), loops)
+            return ctx.cache[key][0][i]  # type: ignore[index, no-any-return]
+        raise AssertionError(f"no per-element form for {type(op).__name__}")
+
+    def operand(self, b: ir.IRBuilder, view: GenericView, j: int, loops: list[ir.Value],
+                ctx: Body) -> ir.Value:
+        v = (view.inputs + view.outputs)[j]
+        return self.element(b, v, [loops[d] if d >= 0 else I64(0) for d in view.maps[j]], ctx)
+
+    def evaluate(self, b: ir.IRBuilder, view: GenericView, loops: list[ir.Value], ctx: Body,
+                 accumulators: list[ir.Value] | None) -> list[ir.Value]:
+        """The body at one point of the loop space; `accumulators` replace the output block
+        arguments in a reduction. Block arguments are read only if the body uses them."""
+        nin = len(view.inputs)
+        operands = view.inputs + view.outputs
+        dtypes = [self.kv.dtype[v] for v in operands] + [op.dtype for op in view.body]
+        values: dict[int, ir.Value] = {}
+        flags = s.REASSOC if accumulators is not None else ()
+
+        def get(x: int) -> ir.Value:
+            if x not in values:
+                if x < nin:
+                    values[x] = self.operand(b, view, x, loops, ctx)
+                elif accumulators is not None:
+                    values[x] = accumulators[x - nin]
+                else:
+                    values[x] = self.operand(b, view, x, loops, ctx)
+            return values[x]
+
+        base = len(operands)
+        for j, op in enumerate(view.body):
+            if op.op == "index":
+                values[base + j] = loops[int(op.attr)]  # type: ignore[arg-type]
+                continue
+            args = [get(a) for a in op.args]
+            values[base + j] = s.emit_scalar(b, op.op, args, op.dtype, op.attr,
+                                             [dtypes[a] for a in op.args], flags)
+        out_dtypes = [self.kv.dtype[o] for o in view.outputs]
+        return [self.convert(b, get(y), dtypes[y], out_dtypes[i])
+                for i, y in enumerate(view.yields)]
+
+    def convert(self, b: ir.IRBuilder, x: ir.Value, src: str, dst: str) -> ir.Value:
+        """Register value of `src` as `dst` (only where the description mixes widths)."""
+        if src == dst or s.register_type(src) == s.register_type(dst) and \
+                s.is_float(src) == s.is_float(dst):
+            return x
+        to = s.register_type(dst)
+        if s.is_float(src) and s.is_float(dst):
+            return b.fpext(x, to) if to.intrinsic_name == "f64" else b.fptrunc(x, to)
+        if s.is_float(dst):
+            return b.sitofp(x, to)
+        if s.is_float(src):
+            return b.fptosi(x, to)
+        return b.sext(x, to) if x.type.width < to.width else b.trunc(x, to)
+
+    # ---------------------------------------------------------------------------------- roots
+
+    def _root(self, b: ir.IRBuilder, n: int, partitioned: bool) -> tuple[k.Dim, int]:
+        op = self.kv.ops[n]
+        if isinstance(op, (k.Generic, k.Reduce)):
+            return self._reduction(b, n, partitioned)
+        from weir.compiler.targets.llvm_cpu.contraction import lower_contraction
+        return lower_contraction(self, b, n, partitioned)
+
+    def _reduction(self, b: ir.IRBuilder, n: int, partitioned: bool) -> tuple[k.Dim, int]:
+        kv = self.kv
+        view = kv.views[n]
+        nin = len(view.inputs)
+        sizes = self._loop_sizes(view)
+        out_map = view.maps[nin]
+        parallel = [d for d in out_map if d >= 0]
+        parallel += [d for d, it in enumerate(view.iterators)
+                     if it == "parallel" and d not in parallel]
+        reduction = [d for d, it in enumerate(view.iterators) if it != "parallel"]
+        bounds = [(I64(0), self.dim(sizes[d])) for d in parallel]
+        extent: k.Dim = 1
+        tile = 1
+        if partitioned and parallel:
+            red_work = math.prod(sizes[d] if isinstance(sizes[d], int) else 1024 for d in reduction)
+            shape = tuple(sizes[d] for d in parallel)
+            p, extent, tile = self.grid(shape, red_work)
+            bounds[p] = self.partition_bounds(b, self.dim(extent), tile)
+        accs = [self.alloca(s.register_type(kv.dtype[o])) for o in view.outputs]
+
+        def outer(bb: ir.IRBuilder, pidx: list[ir.Value]) -> None:
+            loops: list[ir.Value] = [I64(0)] * len(view.iterators)
+            for d, x in zip(parallel, pidx):
+                loops[d] = x
+            ctx = Body()
+            for i, acc in enumerate(accs):
+                bb.store(self.operand(bb, view, nin + i, loops, ctx), acc)
+
+            def inner(ib: ir.IRBuilder, ridx: list[ir.Value]) -> None:
+                full = list(loops)
+                for d, x in zip(reduction, ridx):
+                    full[d] = x
+                ictx = Body()
+                current = [ib.load(a) for a in accs]
+                for acc, value in zip(accs, self.evaluate(ib, view, full, ictx, current)):
+                    ib.store(value, acc)
+            for_nest(bb, [(I64(0), self.dim(sizes[d])) for d in reduction], inner, "r")
+            for i, (o, acc) in enumerate(zip(view.outputs, accs)):
+                mem = self.memory.get((n, i))
+                if mem is not None:
+                    out_idx = [loops[d] if d >= 0 else I64(0) for d in view.maps[nin + i]]
+                    s.store_element(bb, bb.load(acc), mem.address(bb, out_idx), mem.dtype)
+        for_nest(b, bounds, outer, "p")
+        return extent, tile
+
+    def _loop_sizes(self, view: GenericView) -> list[k.Dim]:
+        sizes: list[k.Dim | None] = [None] * len(view.iterators)
+        for v, amap in zip(view.inputs + view.outputs, view.maps):
+            for j, d in enumerate(amap):
+                if d >= 0 and sizes[d] is None:
+                    sizes[d] = self.kv.shape[v][j]
+        return [1 if x is None else x for x in sizes]
+

@@ -1,0 +1,86 @@
+"""The CPU the llvm-cpu target generates code for. `host` asks LLVM what this machine is (AVX-512
+when present); any other name is an LLVM CPU name (`x86-64` is the generic choice, `x86-64-v3`
+AVX2, `skylake-avx512`, ...). The features are recorded in the module so the runtime can refuse
+to run code that needs instructions its CPU lacks, instead of dying on an illegal instruction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import llvmlite.binding as llvm
+
+from weir.errors import UsageError
+
+
+@cache
+def _initialize() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+@dataclass(frozen=True)
+class CpuTarget:
+    triple: str
+    cpu: str
+    # LLVM's feature string, `+avx2,-avx512f,...`; only the `+` entries are requirements.
+    features: str
+
+    @property
+    def required_features(self) -> tuple[str, ...]:
+        return tuple(sorted(f[1:] for f in self.features.split(",") if f.startswith("+")))
+
+    @property
+    def vector_bits(self) -> int:
+        """The widest vector register the code may use: what microkernels block for."""
+        required = set(self.required_features)
+        if "avx512f" in required:
+            return 512
+        if "avx" in required:
+            return 256
+        return 128
+
+    def target_machine(self) -> llvm.TargetMachine:
+        _initialize()
+        target = llvm.Target.from_triple(self.triple)
+        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=3,
+                                            reloc="pic", codemodel="default")
+
+
+# The generic x86-64 levels: their features are spelled out so that the module records exactly
+# what its code may use. `host` adds whatever this machine has.
+_X86_64 = "+sse,+sse2,+cx8,+fxsr,+mmx,+cmov"
+_X86_64_V2 = _X86_64 + ",+cx16,+popcnt,+sse3,+sse4.1,+sse4.2,+ssse3,+sahf"
+_X86_64_V3 = _X86_64_V2 + ",+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave"
+_X86_64_V4 = _X86_64_V3 + ",+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl,+evex512"
+GENERIC_CPUS: dict[str, str] = {
+    "x86-64": _X86_64, "generic": _X86_64, "x86-64-v2": _X86_64_V2, "x86-64-v3": _X86_64_V3,
+    "x86-64-v4": _X86_64_V4,
+}
+
+
+def resolve_cpu(name: str = "host", features: str = "") -> CpuTarget:
+    """`features`: extra `+feat,-feat` entries on top of the CPU's own (the compiler flag
+    `--iree-llvmcpu-target-cpu-features`)."""
+    _initialize()
+    triple = llvm.get_process_triple()
+    if name == "host":
+        cpu, base = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    elif name in GENERIC_CPUS:
+        cpu, base = ("x86-64" if name == "generic" else name), GENERIC_CPUS[name]
+    else:
+        raise UsageError(f"--iree-llvmcpu-target-cpu: unknown CPU '{name}' (known: host, "
+                         f"{', '.join(GENERIC_CPUS)})")
+    for entry in filter(None, features.split(",")):
+        if entry[0] not in "+-" or len(entry) < 2:
+            raise UsageError(f"--iree-llvmcpu-target-cpu-features: '{entry}' must be +FEATURE "
+                             "or -FEATURE")
+    merged = ",".join(f for f in (base, features) if f)
+    return CpuTarget(triple, cpu, merged)
+
+
+def host_features() -> frozenset[str]:
+    """What this machine's CPU has: the runtime checks a module's requirements against it."""
+    _initialize()
+    return frozenset(f[1:] for f in llvm.get_host_cpu_features().flatten().split(",")
+                     if f.startswith("+"))

@@ -1,0 +1,140 @@
+"""Loader of the `llvm-cpu` payload: the object code is linked into this process by LLVM's
+in-memory linker (llvmlite's MCJIT; no system linker, no files), and each entry point is called
+through ctypes, which releases the GIL, so workgroups on several threads really run in parallel.
+
+Native code cannot check its own accesses, so every dispatch first checks each binding's byte
+extent (from the payload's access list) against the buffer it was given, and refuses to write
+read-only buffers. The payload's CPU features are checked against this CPU at load time: a module
+built for AVX-512 on a machine without it is a LoadError, not an illegal instruction."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Sequence
+
+import llvmlite.binding as llvm
+
+from weir.errors import LoadError, RuntimeFault
+from weir.format.element_types import BY_NAME
+from weir.format.native_executable import (
+    FORMAT,
+    BindingAccess,
+    NativeEntry,
+    NativeExecutable,
+    decode_native_executable,
+)
+from weir.format.reference_kernel import Dim, PushDim
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.executable import Executable, LoaderInfo
+from weir.runtime.hal.workgroups import WorkgroupRunner
+
+_ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                               ctypes.c_int64)
+
+
+def _host() -> tuple[str, frozenset[str], llvm.TargetMachine]:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    triple = llvm.get_process_triple()
+    features = llvm.get_host_cpu_features().flatten()
+    tm = llvm.Target.from_triple(triple).create_target_machine(
+        cpu=llvm.get_host_cpu_name(), features=features, opt=0)
+    have = frozenset(f[1:] for f in features.split(",") if f.startswith("+"))
+    return triple, have, tm
+
+
+def _check_compatible(exe: NativeExecutable, triple: str, have: frozenset[str]) -> None:
+    arch = triple.split("-", 1)[0]
+    if exe.triple.split("-", 1)[0] != arch:
+        raise LoadError(f"llvm-cpu executable was compiled for {exe.triple}, this machine is "
+                        f"{triple}")
+    missing = sorted(set(exe.features) - have)
+    if missing:
+        raise LoadError(f"llvm-cpu executable was compiled for CPU '{exe.cpu}' and needs CPU "
+                        f"feature(s) {', '.join(missing)} that this CPU lacks (recompile with "
+                        "--iree-llvmcpu-target-cpu=host on this machine, or x86-64 for any "
+                        "x86-64 CPU)")
+
+
+class _Entry:
+    __slots__ = ("meta", "fn", "sizes")
+
+    def __init__(self, meta: NativeEntry, fn: ctypes._CFuncPtr) -> None:
+        self.meta = meta
+        self.fn = fn
+        self.sizes = tuple(BY_NAME[a.dtype].byte_size for a in meta.accesses)
+
+
+def _dim(d: Dim, constants: Sequence[int]) -> int:
+    return constants[d.index] if isinstance(d, PushDim) else d
+
+
+def _check_access(a: BindingAccess, itemsize: int, buffer: Buffer, constants: Sequence[int],
+                  where: str) -> None:
+    dims = [_dim(d, constants) for d in a.shape]
+    if any(d < 0 for d in dims):
+        raise RuntimeFault(f"{where}: negative dimension in shape {tuple(dims)}")
+    length = math.prod(dims) * itemsize
+    what = f"{where}: {'store to' if a.writes else 'load from'} binding {a.binding}"
+    if a.writes:
+        buffer.writable_bytes(a.offset, length, what)
+    else:
+        buffer.check_range(a.offset, length, what)
+
+
+class NativeExecutable_(Executable):
+    def __init__(self, exe: NativeExecutable, engine: llvm.ExecutionEngine,
+                 entries: list[_Entry]) -> None:
+        self._engine = engine  # owns the code the entries point into
+        self._entries = entries
+        self._names = tuple(e.name for e in exe.entries)
+
+    @property
+    def entry_points(self) -> tuple[str, ...]:
+        return self._names
+
+    def dispatch(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
+                 bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
+        e = self._entries[entry]
+        meta = e.meta
+        if len(bindings) != meta.num_bindings:
+            raise RuntimeFault(f"dispatch of '{meta.name}': {len(bindings)} binding(s) given, "
+                               f"the entry point takes {meta.num_bindings}")
+        if len(constants) != meta.num_push_constants:
+            raise RuntimeFault(f"dispatch of '{meta.name}': {len(constants)} push constant(s) "
+                               f"given, the entry point takes {meta.num_push_constants}")
+        consts = [int(c) for c in constants]
+        where = f"llvm-cpu dispatch '{meta.name}'"
+        for access, size in zip(meta.accesses, e.sizes):
+            _check_access(access, size, bindings[access.binding], consts, where)
+        pointers = (ctypes.c_void_p * max(1, len(bindings)))(*[b.address for b in bindings])
+        pushed = (ctypes.c_int64 * max(1, len(consts)))(*consts)
+        extent = _dim(meta.grid_extent, consts)
+        count = -(-extent // meta.grid_tile)
+        fn = e.fn
+        runner.run(count, lambda begin, end: fn(pointers, pushed, begin, end))
+
+
+def load_native_executable(payload: memoryview) -> NativeExecutable_:
+    exe = decode_native_executable(payload)
+    triple, have, tm = _host()
+    _check_compatible(exe, triple, have)
+    try:
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(exe.object_code))
+        engine.finalize_object()
+    except RuntimeError as e:
+        raise LoadError(f"llvm-cpu executable: cannot load its object code: {e}") from e
+    entries = []
+    for meta in exe.entries:
+        address = engine.get_function_address(meta.symbol)
+        if not address:
+            raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
+                            f"'{meta.symbol}' in its object code")
+        entries.append(_Entry(meta, _ENTRY_TYPE(address)))
+    return NativeExecutable_(exe, engine, entries)
+
+
+LLVM_CPU_LOADER = LoaderInfo(FORMAT, load_native_executable,
+                             "object code for the host CPU, linked in memory (llvm-cpu)")

@@ -1,0 +1,127 @@
+"""Where a dispatch's workgroups run. An executable that splits its iteration space into
+workgroups hands the ranges to its device's runner: local-sync runs them all on the calling
+thread, local-task spreads them over one thread per core. Native code releases the GIL, so the
+threads really run in parallel; the runner only hands out ranges and joins.
+
+A runner is owned by one device and never shared, so devices do not contend for its threads."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from abc import ABC, abstractmethod
+from typing import Callable
+
+# A contiguous range [begin, end) of workgroup ids, run on one thread.
+WorkgroupBody = Callable[[int, int], None]
+
+
+class WorkgroupRunner(ABC):
+    @property
+    @abstractmethod
+    def concurrency(self) -> int:
+        """How many ranges may run at once: executables size their split by it."""
+
+    @abstractmethod
+    def run(self, count: int, body: WorkgroupBody) -> None:
+        """Runs workgroups 0..count-1 and returns when all are done; the first exception
+        raised by any range is re-raised here after the others finish."""
+
+
+class InlineWorkgroups(WorkgroupRunner):
+    @property
+    def concurrency(self) -> int:
+        return 1
+
+    def run(self, count: int, body: WorkgroupBody) -> None:
+        if count > 0:
+            body(0, count)
+
+
+class _Join:
+    """Counts finished ranges; the dispatching thread sleeps on it once, not per range."""
+
+    __slots__ = ("pending", "lock", "done", "error")
+
+    def __init__(self, pending: int) -> None:
+        self.pending = pending
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def finish(self, error: BaseException | None) -> None:
+        with self.lock:
+            if error is not None and self.error is None:
+                self.error = error
+            self.pending -= 1
+            if self.pending == 0:
+                self.done.set()
+
+
+_Task = tuple[WorkgroupBody, int, int, _Join]
+
+
+class ParallelWorkgroups(WorkgroupRunner):
+    """`threads - 1` helper threads plus the dispatching thread itself, which runs the first range
+    (so a one-core machine has no helpers and no hand-offs). Helpers are daemons started on the
+    first parallel dispatch; `stop` ends them."""
+
+    def __init__(self, threads: int | None = None, name: str = "weir-workgroups") -> None:
+        self._threads = max(1, threads if threads is not None else (os.cpu_count() or 1))
+        self._name = name
+        self._queue: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._helpers: list[threading.Thread] = []
+        self._stopped = False
+
+    @property
+    def concurrency(self) -> int:
+        return self._threads
+
+    def run(self, count: int, body: WorkgroupBody) -> None:
+        parts = min(count, self._threads)
+        if parts <= 1 or self._stopped:
+            if count > 0:
+                body(0, count)
+            return
+        self._start()
+        bounds = [count * i // parts for i in range(parts + 1)]
+        join = _Join(parts - 1)
+        for i in range(1, parts):
+            self._queue.put((body, bounds[i], bounds[i + 1], join))
+        error: BaseException | None = None
+        try:
+            body(bounds[0], bounds[1])
+        except BaseException as e:  # re-raised below, after the helpers' ranges are done
+            error = e
+        join.done.wait()
+        if error is not None:
+            raise error
+        if join.error is not None:
+            raise join.error
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            for _ in self._helpers:
+                self._queue.put(None)
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._helpers or self._stopped:
+                return
+            for i in range(self._threads - 1):
+                t = threading.Thread(target=self._loop, name=f"{self._name}-{i}", daemon=True)
+                t.start()
+                self._helpers.append(t)
+
+    def _loop(self) -> None:
+        while (task := self._queue.get()) is not None:
+            body, begin, end, join = task
+            try:
+                body(begin, end)
+            except BaseException as e:  # handed to the dispatching thread, which raises it
+                join.finish(e)
+            else:
+                join.finish(None)
