@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test test-compiler test-runtime clean
+.PHONY: venv demo test test-compiler test-runtime clean bench iree-venv
 
 venv: $(STAMP)
 
@@ -21,6 +21,23 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv tests
+
+# The benchmark suite: weir against numpy (and IREE with IREE_VENV=.venv-iree) on this machine,
+# with the machine's own bandwidth and FLOP/s limits; writes benchmarks/results/.
+IREE_VENV ?=
+IREE_VERSION := 3.13.0
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks $(if $(IREE_VENV),--iree-venv $(IREE_VENV))
+
+# IREE's own compiler and runtime as the peer for `make bench IREE_VENV=.venv-iree`; kept apart
+# from .venv because weir never imports IREE.
+iree-venv: .venv-iree/.installed
+
+.venv-iree/.installed:
+	$(PYTHON) -m venv .venv-iree
+	.venv-iree/bin/pip install --quiet iree-base-compiler==$(IREE_VERSION) iree-base-runtime==$(IREE_VERSION)
+	touch $@
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -110,7 +110,7 @@ def runtime_api() -> ModuleType:
     return api
 
 
-def _load_module(api: ModuleType, spec: str) -> Any:
+def load_module(api: ModuleType, spec: str) -> Any:
     """One `--module` value: a module file, `-` (stdin), or `python:file.py:ClassName`, a
     module written in Python (a `NativeModule` subclass, see docs/custom_modules.md)."""
     if spec == "-":
@@ -126,7 +126,7 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     api = api if api is not None else runtime_api()
     instance = api.Instance()
     devices = [instance.create_device(name) for name in request.devices]
-    modules = [_load_module(api, spec) for spec in request.modules]
+    modules = [load_module(api, spec) for spec in request.modules]
     context = api.Context(instance, devices=devices, modules=modules)
     target = find_function(context, modules, request.function)
     signature = target.function.signature
