@@ -15,6 +15,13 @@ weir-compile --iree-hal-target-backends=vmvx --dump-compilation-phases-to=phases
 weir-run-module --device=local-sync --module=simple_mul.wvm --function=simple_mul \
   --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8
 
+say "simple_mul on llvm-cpu: native code for this CPU, run on every core of local-task"
+weir-compile --iree-hal-target-backends=llvm-cpu "$here/simple_mul/simple_mul.mlir" \
+  -o simple_mul_cpu.wvm
+weir-dump-module simple_mul_cpu.wvm | grep -A1 "variant target llvm-cpu" | cut -c1-120
+weir-run-module --device=local-task --module=simple_mul_cpu.wvm --function=simple_mul \
+  --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8 --expected_output=4xf32=5,12,21,32
+
 say "multiple_modules: module_a.abs and module_b.mul called from a pipeline module"
 for m in module_a module_b pipeline_sync; do
   weir-compile --iree-hal-target-backends=vmvx "$here/multiple_modules/$m.mlir" \

@@ -45,7 +45,7 @@ class LLVMCPUTarget(Target):
         module.triple = cpu.triple
         entries = []
         for fn in entry_points:
-            description = EntryTranslator(fn).translate()
+            description = EntryTranslator(fn, self.name).translate()
             entries.append(EntryLowering(module, cpu, description,
                                          _symbol(description.name)).lower())
         code = compile_module(module, cpu)

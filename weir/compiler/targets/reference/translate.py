@@ -43,7 +43,10 @@ def _scalar_value(attr: object) -> int | float | bool:
 
 
 class EntryTranslator:
-    def __init__(self, fn: func.FuncOp):
+    def __init__(self, fn: func.FuncOp, target: str = "reference"):
+        """`target`: the backend whose compile errors this description's failures are (llvm-cpu
+        lowers the same description)."""
+        self.target = target
         self.fn = fn
         self.ops: list[k.KernelOp] = []
         self.values: dict[SSAValue, int] = {}
@@ -82,7 +85,7 @@ class EntryTranslator:
 
     def _value(self, v: SSAValue, user: Operation) -> int:
         if v not in self.values:
-            raise error_at(user, "reference target: operand is not a tensor computed in this "
+            raise error_at(user, f"{self.target} target: operand is not a tensor computed in this "
                                  "dispatch")
         return self.values[v]
 
@@ -97,7 +100,7 @@ class EntryTranslator:
         indices = []
         for d in dyn:
             if d not in self.push:
-                raise error_at(user, "reference target: a dynamic size must be a dispatch "
+                raise error_at(user, f"{self.target} target: a dynamic size must be a dispatch "
                                      "argument")
             indices.append(self.push[d])
         return self._shape_from(t, indices)
@@ -107,7 +110,7 @@ class EntryTranslator:
             if isinstance(op.result.type, TensorType):
                 value = op.value
                 if not (isinstance(value, DenseIntOrFPElementsAttr) and value.is_splat()):
-                    raise error_at(op, "reference target: only splat constants can live inside "
+                    raise error_at(op, f"{self.target} target: only splat constants can live inside "
                                        "a dispatch")
                 t = op.result.type
                 empty = self._emit(None, k.Empty(dtype_name(t.element_type, op),
@@ -123,7 +126,7 @@ class EntryTranslator:
         elif isinstance(op, linalg.FillOp):
             v = op.inputs[0]
             if v not in self.scalars:
-                raise error_at(op, "reference target: linalg.fill needs a constant value")
+                raise error_at(op, f"{self.target} target: linalg.fill needs a constant value")
             self._emit(op.results[0], k.Fill(self._value(op.outputs[0], op), self.scalars[v]))
         elif isinstance(op, linalg.GenericOp):
             self._generic(op)
@@ -153,7 +156,7 @@ class EntryTranslator:
                 (self._value(op.input, op),), (self._value(op.init, op),),
                 tuple(op.dimensions.get_values()), body, yields))  # type: ignore[arg-type]
         else:
-            raise error_at(op, f"reference target: '{op.name}' is not supported in a dispatch")
+            raise error_at(op, f"{self.target} target: '{op.name}' is not supported in a dispatch")
 
     def _pool(self, op: linalg.PoolingNchwMaxOp, kind: str) -> None:
         """The window operand only gives the window's size, which must therefore be static."""
@@ -161,7 +164,7 @@ class EntryTranslator:
         assert isinstance(window, TensorType)
         h, w = window.get_shape()
         if h < 0 or w < 0:
-            raise error_at(op, f"reference target: the window of '{op.name}' must have a static "
+            raise error_at(op, f"{self.target} target: the window of '{op.name}' must have a static "
                                f"shape, got {window}")
         self._emit(op.results[0], k.Pool2D(
             self._value(op.inputs[0], op), self._value(op.outputs[0], op), kind,
@@ -179,7 +182,7 @@ class EntryTranslator:
                 elif isinstance(e, AffineConstantExpr) and e.value == 0:
                     entries.append(-1)
                 else:
-                    raise error_at(op, f"reference target: indexing map {amap} is not a "
+                    raise error_at(op, f"{self.target} target: indexing map {amap} is not a "
                                        "projected permutation")
             maps.append(tuple(entries))
         body, yields = self._body(op.body.block, op)
@@ -206,7 +209,7 @@ class EntryTranslator:
                 ops.append(k.ScalarOp("constant", (), dtype_name(v.type, user), self.scalars[v]))
                 numbers[v] = base + len(ops) - 1
                 return numbers[v]
-            raise error_at(user, "reference target: a dispatch body may only use its block "
+            raise error_at(user, f"{self.target} target: a dispatch body may only use its block "
                                  "arguments and constants")
 
         yields: tuple[int, ...] = ()
@@ -231,7 +234,7 @@ class EntryTranslator:
                     attr = result_dtype
                 ops.append(k.ScalarOp(name, args, result_dtype, attr))
             else:
-                raise error_at(op, f"reference target: '{op.name}' is not supported in a "
+                raise error_at(op, f"{self.target} target: '{op.name}' is not supported in a "
                                    f"{owner.name} body")
             numbers[op.results[0]] = base + len(ops) - 1
         return tuple(ops), yields
