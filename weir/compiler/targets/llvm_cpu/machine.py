@@ -43,7 +43,12 @@ class CpuTarget:
     def target_machine(self) -> llvm.TargetMachine:
         _initialize()
         target = llvm.Target.from_triple(self.triple)
-        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=3,
+        features = self.features
+        if self.vector_bits == 512:
+            # LLVM's tuning for AVX-512 parts caps vectors at 256 bits; the vectorised loops here
+            # (polynomial math, reductions) run about 1.4x faster at the full width.
+            features += ",-prefer-256-bit"
+        return target.create_target_machine(cpu=self.cpu, features=features, opt=3,
                                             reloc="pic", codemodel="default")
 
 

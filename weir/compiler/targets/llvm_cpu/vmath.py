@@ -15,21 +15,29 @@ are the weighted (relative unless said) errors of the rounded polynomial, in uni
 high part has trailing zero bits so that its product with a reduction integer is exact even
 without a fused multiply-add.
 
-Accuracy, f32 (measured against float64 numpy/math rounded to f32, see
-tests/compiler/llvm_cpu/test_vmath.py): within 2 ulp everywhere, most within 1. Denormal
-results are produced, not flushed. `sin`/`cos` reduce the argument in f64 with a three-part
-pi/2: accurate for |x| < 2**20 * pi/2 on any CPU and up to about 2**51 when the target has FMA;
-beyond that the quadrant cannot be formed and the result is a bounded value in [-1, 1] of no
-accuracy (floats that large are more than 2*pi apart). `pow` for f32 is computed in f64
-(log2, product, exp2), then rounded.
+Accuracy, f32 (against float64 numpy/math, see tests/compiler/llvm_cpu/test_vmath.py): within
+2 ulp of the exact result everywhere, 1.5 at worst as measured, with or without FMA. Denormal
+results are produced, not flushed. `sin`/`cos` reduce the argument in f64 (x - k pi/2, pi/2 in
+three parts): exact for |x| < 2**20 pi/2 (1.6e6) on any CPU, and to about 3e10 where the
+target has FMA. Past that the nearest k is no longer certain; the reduced argument is clamped
+so results stay in [-1, 1], but their error grows with |x|, and beyond ~3e15 (where f32 values
+are 2**28 apart, far more than a period) they carry no information. `pow` for f32 is computed
+in f64 (log2, product, exp2) and rounded once, so it is close to correctly rounded.
 
-f64 uses the same algorithms with longer polynomials (about 1e-15 relative), except `pow` and
-`erf`, which call libm's `pow`/`erf` (they resolve in-process when the object is loaded): a
-double-double `log` and a second `erfc` fit were not worth their size for the slow path.
+f64 uses the same algorithms with longer polynomials: within 2.5 ulp (5e-16 relative) as
+measured. `pow` and `erf` are the exception: for f64 they call libm's `pow`/`erf`, which
+resolve in-process when the object is loaded, and keep those loops scalar. An f64 `pow` of
+1e-15 accuracy needs a double-double logarithm, and `erf` a second, longer `erfc` fit; f64 is
+not the fast path, so that code was not worth its size.
 
 No fast-math flags are set anywhere: NaN, infinities and signed zeros keep their meaning.
 `llvm.fmuladd` is used for the polynomials, which LLVM fuses where the target has FMA (the
 algorithms are accurate either way; the f64 reduction of `sin`/`cos` just reaches further).
+Internal rounding to an integer uses the add-a-large-constant trick rather than a rounding
+intrinsic, so nothing here needs SSE4.1. The functions that are intrinsics (`sqrt`, `absf`,
+`floor`, `ceil`, `round`, `roundeven`, `fma`) are emitted as such: single instructions from
+x86-64-v2 on; on baseline x86-64 LLVM turns the rounding ones into libm calls, and `fma`,
+which must round once, is a call to `fmaf`/`fma` on any CPU without FMA.
 """
 
 from __future__ import annotations
@@ -54,12 +62,11 @@ _INTRINSICS = {"sqrt": "sqrt", "absf": "fabs", "floor": "floor", "ceil": "ceil",
 
 @dataclass(frozen=True)
 class _Format:
-    width: int      # bits of the float, and of the integer it is reinterpreted as
     mantissa: int   # stored mantissa bits
     bias: int
 
 
-_FORMATS = {32: _Format(32, 23, 127), 64: _Format(64, 52, 1023)}
+_FORMATS = {32: _Format(23, 127), 64: _Format(52, 1023)}
 
 _INF = float("inf")
 _NAN = float("nan")
@@ -74,7 +81,6 @@ _LN2_LO = {32: 1.428606765330187e-06, 64: 5.497923018708371e-14}
 # the reduced argument cut to 12 / 26 bits: the product of the high parts is exact.
 _LOG2E_HI = {32: 1.44287109375, 64: 1.4426950365304947}
 _LOG2E_LO = {32: -0.00017605285393074155, 64: 4.3584687174185184e-09}
-_LOG10E = 0.4342944819032518
 _LOG10E_HI = {32: 0.434326171875, 64: 0.434294480830431}
 _LOG10E_LO = {32: -3.168997136526741e-05, 64: 1.0728208431540585e-09}
 _LOG10_2_HI = {32: 0.30103302001953125, 64: 0.30102999566395283}
@@ -121,8 +127,9 @@ _LOG1P_32 = (0.3333333134651184, -0.2500081956386566, 0.2000124156475067, -0.166
 # [0, 0.02944]; relative to log1p: 0.011.
 _ATANH_64 = (0.6666666666666734, 0.3999999999941694, 0.2857142874193169, 0.2222219861638078,
              0.18183562231915992, 0.1531410085153139, 0.1479547524416466)
-# tanh(x) ~ x + x**3 * P(x**2) on [0, 0.9] (f32: 0.003) and [0, 0.625] (f64): above, the
-# formula through exp loses less than the polynomial would.
+# tanh(x) ~ x + x**3 * P(x**2) on [0, 0.9] (f32: 0.003) and [0, 0.625] (f64: 0.0034); above
+# that, 1 - 2 / (exp(2x) + 1), whose rounding errors shrink as tanh nears 1: the f32 bound
+# keeps them under one ulp, the f64 one the polynomial shorter.
 _TANH_SMALL = {32: 0.9, 64: 0.625}
 _TANH = {
     32: (-0.3333333134651184, 0.13333259522914886, -0.053958866745233536, 0.02181123197078705,
@@ -247,7 +254,7 @@ class _Emitter:
     def intrinsic(self, name: str, *args: ir.Value) -> ir.Value:
         ty = args[0].type
         elem = ty.element if isinstance(ty, ir.VectorType) else ty
-        suffix = ("f32" if isinstance(elem, ir.FloatType) else "f64")
+        suffix = "f32" if isinstance(elem, ir.FloatType) else "f64"
         if isinstance(ty, ir.VectorType):
             suffix = f"v{ty.count}{suffix}"
         full = f"llvm.{name}.{suffix}"
@@ -503,6 +510,7 @@ def _sincos(e: _Emitter, x: ir.Value, cosine: bool) -> ir.Value:
     d = e.with_bits(64)
     xd = x if e.bits == 64 else e.b.fpext(x, d.ty)
     kf, k = d.rint(d.mul(xd, d.c(_TWO_OVER_PI)))
+    r_lo: ir.Value | None = None
     rd = d.fma(kf, d.c(-_PIO2_1), xd)
     rd = d.fma(kf, d.c(-_PIO2_2), rd)
     rd = d.fma(kf, d.c(-_PIO2_3), rd)
@@ -513,15 +521,19 @@ def _sincos(e: _Emitter, x: ir.Value, cosine: bool) -> ir.Value:
         r_lo = e.b.fptrunc(d.sub(rd, e.b.fpext(r, d.ty)), e.ty)
         k = e.b.trunc(k, e.ity)
     else:
-        r, r_lo = rd, e.c(0.0)
+        r = rd
     if cosine:
         k = e.b.add(k, e.ic(1))
     r = e.clamp(r, -_SINCOS_R_MAX, _SINCOS_R_MAX)
     z = e.mul(r, r)
-    # sin(r + r_lo) ~ sin r + r_lo, cos(r + r_lo) ~ cos r - r r_lo
-    sin_r = e.add(r, e.fma(r, e.mul(z, e.poly(z, _SIN[e.bits])), r_lo))
-    cos_r = e.add(e.c(1.0), e.fma(z, e.fma(z, e.poly(z, _COS[e.bits]), e.c(-0.5)),
-                                  e.mul(e.b.fneg(r), r_lo)))
+    sin_poly = e.mul(z, e.poly(z, _SIN[e.bits]))
+    cos_poly = e.fma(z, e.poly(z, _COS[e.bits]), e.c(-0.5))
+    if r_lo is None:
+        sin_r = e.fma(r, sin_poly, r)
+        cos_r = e.fma(z, cos_poly, e.c(1.0))
+    else:  # sin(r + r_lo) ~ sin r + r_lo, cos(r + r_lo) ~ cos r - r r_lo
+        sin_r = e.add(r, e.fma(r, sin_poly, r_lo))
+        cos_r = e.add(e.c(1.0), e.fma(z, cos_poly, e.mul(e.b.fneg(r), r_lo)))
     odd = e.b.icmp_signed("!=", e.b.and_(k, e.ic(1)), e.ic(0))
     sign = e.b.shl(e.b.and_(k, e.ic(2)), e.ic(e.bits - 2))
     result = e.as_float(e.b.xor(e.as_int(e.sel(odd, cos_r, sin_r)), sign))
