@@ -59,7 +59,7 @@ def _payload(features: tuple[str, ...] = (), symbol: str = "weir_iota") -> bytes
     triple, obj = _iota_object()
     entry = NativeEntry("iota", symbol, 1, 1,
                         (BindingAccess(0, 0, "i64", (PushDim(0),), True),), PushDim(0), 1)
-    return encode_native_executable(NativeExecutable(triple, "x86-64", features, (entry,), obj))
+    return encode_native_executable(NativeExecutable(triple, "x86-64", features, (entry,), (obj,)))
 
 
 def test_payload_round_trips() -> None:
@@ -86,6 +86,7 @@ def test_entry_runs_every_workgroup(runner: InlineWorkgroups | ParallelWorkgroup
     (lambda d: d.replace(b'"binding":0', b'"binding":3'), "out of range"),
     (lambda d: d.replace(b'"tile":1', b'"tile":0'), "below 1"),
     (lambda d: d.replace(b'"dtype":"i64"', b'"dtype":"q64"'), "unknown element type"),
+    (lambda d: d[:-1], "lists .* bytes of object code"),
 ])
 def test_malformed_payloads_are_format_errors(mutate: object, message: str) -> None:
     with pytest.raises(ModuleFormatError, match=message):

@@ -3,7 +3,9 @@ safely without reading the code: which CPU features it needs, and per entry poin
 bindings' byte extents (so every access is bounds-checked before native code runs) and how its
 iteration space splits into workgroups.
 
-Layout: magic `WNEX`, u32 little-endian header length, a UTF-8 JSON header, then the ELF object.
+Layout: magic `WNEX`, u32 little-endian header length, a UTF-8 JSON header, then the ELF objects
+back to back (their sizes are in the header): the entry points' own code first, then shared
+routines such as the GEMM microkernel, compiled once per compilation and linked in at load time.
 
 Every native entry point has the C signature
     void entry(void **bindings, const int64_t *push_constants, int64_t begin, int64_t end)
@@ -57,7 +59,7 @@ class NativeExecutable:
     # CPU features the code may use (LLVM names: avx2, avx512f, fma, ...).
     features: tuple[str, ...]
     entries: tuple[NativeEntry, ...]
-    object_code: bytes
+    objects: tuple[bytes, ...]
 
 
 def _dim(d: Dim) -> Any:
@@ -75,9 +77,10 @@ def encode_native_executable(exe: NativeExecutable) -> bytes:
                          for a in e.accesses],
             "grid": {"extent": _dim(e.grid_extent), "tile": e.grid_tile},
         } for e in exe.entries],
+        "objects": [len(o) for o in exe.objects],
     }
     text = json.dumps(header, separators=(",", ":")).encode()
-    return _HEADER.pack(MAGIC, len(text)) + text + exe.object_code
+    return _HEADER.pack(MAGIC, len(text)) + text + b"".join(exe.objects)
 
 
 def _decode_dim(value: Any, where: str, num_push: int) -> Dim:
@@ -127,10 +130,18 @@ def decode_native_executable(payload: memoryview | bytes) -> NativeExecutable:
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ModuleFormatError(f"{where}: header is not JSON: {e}") from e
     features = jf.as_list(jf.field(header, "features", where), f"{where}.features")
+    sizes = jf.as_int_list(jf.field(header, "objects", where), f"{where}.objects")
+    if sum(sizes) != len(data) - end:
+        raise ModuleFormatError(f"{where}: the header lists {sum(sizes)} bytes of object code, "
+                                f"the payload holds {len(data) - end}")
+    objects, at = [], end
+    for size in sizes:
+        objects.append(data[at:at + size])
+        at += size
     return NativeExecutable(
         jf.as_str(jf.field(header, "triple", where), f"{where}.triple"),
         jf.as_str(jf.field(header, "cpu", where), f"{where}.cpu"),
         tuple(jf.as_str(f, f"{where}.features[{i}]") for i, f in enumerate(features)),
         tuple(_decode_entry(e, f"{where}.entries[{i}]") for i, e in
               enumerate(jf.as_list(jf.field(header, "entries", where), f"{where}.entries"))),
-        data[end:])
+        tuple(objects))

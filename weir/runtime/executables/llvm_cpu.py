@@ -122,7 +122,8 @@ def load_native_executable(payload: memoryview) -> NativeExecutable_:
     _check_compatible(exe, triple, have)
     try:
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(exe.object_code))
+        for code in exe.objects:
+            engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         engine.finalize_object()
     except RuntimeError as e:
         raise LoadError(f"llvm-cpu executable: cannot load its object code: {e}") from e

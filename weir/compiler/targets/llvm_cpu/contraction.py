@@ -10,6 +10,7 @@ reference target does. Type combinations the microkernel lacks run as plain i-k-
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.gemm import get_gemm
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.format import reference_kernel as k
 
 if TYPE_CHECKING:
@@ -52,8 +54,8 @@ def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Va
     """c += a @ bm, with c already in the accumulator type."""
     types = (a.dtype, bm.dtype, c.dtype)
     if types in GEMM_TYPES:
-        fn = get_gemm(low.module, low.cpu, *types)
-        b.call(fn, [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld])
+        b.call(declare_gemm(low.module, types), [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld])
+        low.gemms.add(types)
         return
     acc = c.dtype
 
@@ -75,6 +77,33 @@ def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Va
             for_range(kb, I64(0), N, col, "j")
         for_range(rb, I64(0), K, step, "k")
     for_range(b, I64(0), M, row, "i")
+
+
+def gemm_name(types: tuple[str, str, str]) -> str:
+    return "weir_gemm_{}_{}_{}".format(*types)
+
+
+def declare_gemm(module: ir.Module, types: tuple[str, str, str]) -> ir.Function:
+    """The microkernel as an external symbol: its code is a separate object, compiled once per
+    compilation (`gemm_object`) and linked in when the executable loads."""
+    name = gemm_name(types)
+    existing = module.globals.get(name)
+    if isinstance(existing, ir.Function):
+        return existing
+    lhs, rhs, acc = (s.memory_type(t).as_pointer() for t in types)
+    return ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64, lhs, I64, rhs, I64,
+                                                               acc, I64]), name)
+
+
+@functools.cache
+def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
+    """Object code defining `gemm_name(types)`; cached because it depends on nothing else, and
+    building and optimising it costs more than most dispatches."""
+    from weir.compiler.targets.llvm_cpu.target import compile_module
+    module = ir.Module(name=gemm_name(types))
+    module.triple = cpu.triple
+    get_gemm(module, cpu, *types).linkage = ""  # external: the entry objects call it
+    return compile_module(module, cpu)
 
 
 def in_memory(low: EntryLowering, b: ir.IRBuilder, v: ValueRef) -> Memory:

@@ -60,6 +60,8 @@ class EntryLowering:
         self.memory: dict[ValueRef, Memory] = {}
         self.accesses: list[BindingAccess] = []
         self.scratch: list[ir.Value] = []
+        # GEMM microkernels the entry calls, by (lhs, rhs, accumulator) type.
+        self.gemms: set[tuple[str, str, str]] = set()
 
     # ------------------------------------------------------------------ function and prologue
 

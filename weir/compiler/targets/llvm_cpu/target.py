@@ -13,6 +13,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.interface import Target
+from weir.compiler.targets.llvm_cpu.contraction import gemm_object
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
 from weir.compiler.targets.reference.translate import EntryTranslator
@@ -44,10 +45,12 @@ class LLVMCPUTarget(Target):
         module = ir.Module(name="weir_executable")
         module.triple = cpu.triple
         entries = []
+        gemms: set[tuple[str, str, str]] = set()
         for fn in entry_points:
             description = EntryTranslator(fn, self.name).translate()
-            entries.append(EntryLowering(module, cpu, description,
-                                         _symbol(description.name)).lower())
-        code = compile_module(module, cpu)
+            lowering = EntryLowering(module, cpu, description, _symbol(description.name))
+            entries.append(lowering.lower())
+            gemms |= lowering.gemms
+        objects = [compile_module(module, cpu)] + [gemm_object(cpu, t) for t in sorted(gemms)]
         return encode_native_executable(NativeExecutable(
-            cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), code))
+            cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), tuple(objects)))
