@@ -1,6 +1,7 @@
 """The llvm-cpu GEMM microkernel against numpy: every element-type combination, empty and ragged
 shapes around the blocking, row strides with poisoned padding, operands that end at an
-unreadable page, accumulation into C, and a build for generic x86-64 run on this machine."""
+unreadable page, scratch memory that is poison until written, accumulation into C, and builds
+for generic x86-64 and AVX2 run on this machine."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ COMBINATIONS = [("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "
 # register tile or vector width.
 EDGE_SHAPES = [(0, 5, 7), (5, 0, 7), (5, 7, 0), (1, 1, 1), (1, 17, 1), (3, 1, 33), (17, 33, 3),
                (33, 65, 17), (65, 3, 33), (13, 31, 1), (2, 100, 5)]
-# Across cache blocks: K past one packed depth, N past one packed width, ragged row panels.
-BLOCK_SHAPES = [(41, 600, 300), (24, 64, 513), (18, 1040, 2)]
+# Across cache blocks: K past one packed depth, M past one packed block of rows, ragged row
+# panels, N past a micro-panel.
+BLOCK_SHAPES = [(41, 600, 300), (24, 64, 513), (18, 1040, 2), (530, 37, 70)]
 _GEMM_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                               ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                               ctypes.c_void_p, ctypes.c_int64)
@@ -42,10 +44,13 @@ rng = np.random.default_rng(7)
 class Gemm:
     """One compiled `weir_gemm_*`, called on 2-d numpy views with unit column strides."""
 
-    def __init__(self, cpu_name: str, lhs: str, rhs: str, acc: str) -> None:
+    def __init__(self, cpu_name: str, lhs: str, rhs: str, acc: str,
+                 poisoned_scratch: bool = False) -> None:
         cpu = resolve_cpu(cpu_name)
         module = ir.Module(f"gemm_{cpu_name}")
         module.triple = cpu.triple
+        if poisoned_scratch:
+            define_poisoning_malloc(module)
         fn = get_gemm(module, cpu, lhs, rhs, acc)
         fn.linkage = "external"
         parsed = llvm.parse_assembly(str(module))
@@ -64,6 +69,26 @@ class Gemm:
         assert b.shape[0] == k and c.shape == (m, n)
         self.fn(m, n, k, a.ctypes.data, _row_stride(a), b.ctypes.data, _row_stride(b),
                 c.ctypes.data, _row_stride(c))
+
+
+def define_poisoning_malloc(module: ir.Module) -> None:
+    """An internal `malloc` for the kernel to find in its module: it hands out memory whose
+    every byte, and a page past the end, is 0xff (NaN as f32, -1 as i32), so that a read of
+    scratch before it is written, or past its end, shows in the result. (It allocates with
+    aligned_alloc: LLVM would turn realloc(NULL, n) into a call of this very malloc.)"""
+    i8p, i64 = ir.IntType(8).as_pointer(), ir.IntType(64)
+    aligned_alloc = ir.Function(module, ir.FunctionType(i8p, [i64, i64]), "aligned_alloc")
+    memset = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8p, ir.IntType(8), i64,
+                                                                 ir.IntType(1)]),
+                         "llvm.memset.p0.i64")
+    malloc = ir.Function(module, ir.FunctionType(i8p, [i64]), "malloc")
+    malloc.linkage = "internal"
+    b = ir.IRBuilder(malloc.append_basic_block("entry"))
+    pages = b.udiv(b.add(malloc.args[0], ir.Constant(i64, 2 * 4096 - 1)), ir.Constant(i64, 4096))
+    size = b.mul(pages, ir.Constant(i64, 4096))
+    memory = b.call(aligned_alloc, [ir.Constant(i64, 4096), size])
+    b.call(memset, [memory, ir.Constant(ir.IntType(8), 0xFF), size, ir.Constant(ir.IntType(1), 0)])
+    b.ret(memory)
 
 
 def _row_stride(x: np.ndarray) -> int:
@@ -148,8 +173,10 @@ def test_row_strides_with_poisoned_padding(kinds: tuple[str, str, str]) -> None:
         run_case("host", kinds, shape, pad=5)
 
 
-@pytest.mark.parametrize("cpu_name", ["x86-64", "x86-64-v3"])
-@pytest.mark.parametrize("kinds", COMBINATIONS[:5], ids="-".join)
+@pytest.mark.parametrize(("cpu_name", "kinds"), [
+    *(("x86-64", kinds) for kinds in COMBINATIONS[:5]),
+    ("x86-64-v3", ("f32", "f32", "f32")), ("x86-64-v3", ("f16", "i8", "f32"))],
+    ids=lambda value: value if isinstance(value, str) else "-".join(value))
 def test_narrower_targets_run_here(cpu_name: str, kinds: tuple[str, str, str]) -> None:
     for shape in [(0, 3, 3), (1, 1, 1), (7, 9, 5), (19, 37, 70), (13, 300, 260)]:
         run_case(cpu_name, kinds, shape, pad=2)
@@ -180,6 +207,20 @@ def test_nothing_is_read_past_an_operand(kinds: tuple[str, str, str]) -> None:
         a[...], b[...], c[...] = random(lhs, (m, k)), random(rhs, (k, n)), random(acc, (m, n))
         reference = expected(a, b, c)
         compiled("host", *kinds)(a, b, c)
+        check(c, reference, a, b)
+
+
+@pytest.mark.parametrize("kinds", [("f32", "f32", "f32"), ("f16", "i8", "f32")], ids="-".join)
+def test_no_scratch_is_read_before_it_is_written_or_past_its_end(
+        kinds: tuple[str, str, str]) -> None:
+    gemm = Gemm("host", *kinds, poisoned_scratch=True)
+    lhs, rhs, acc = kinds
+    # Both paths, depths that are and are not whole vectors, ragged rows and columns.
+    for m, n, k in [(5, 10, 64), (7, 3, 1024), (13, 1, 17), (30, 40, 256), (17, 70, 33),
+                    (41, 600, 300)]:
+        a, b, c = random(lhs, (m, k)), random(rhs, (k, n)), random(acc, (m, n))
+        reference = expected(a, b, c)
+        gemm(a, b, c)
         check(c, reference, a, b)
 
 

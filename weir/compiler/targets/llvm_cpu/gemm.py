@@ -1,13 +1,18 @@
 """The GEMM microkernel every contraction of the llvm-cpu target ends in (matmul, batch_matmul,
 matvec, convolution as a sum of strided matmuls): `C[m, n] += sum_k A[m, k] * B[k, n]`.
 
-The structure is the one of high-performance BLAS libraries. A is packed a block of rows at a
-time, B a kc x nc block at a time into micro-panels of NR columns that stay in L2, and an
-mr x NR tile of C lives in vector registers through the whole K loop, so that each vector of B
-loaded feeds mr multiply-adds and each broadcast element of A feeds NR / lanes of them. Packing
-also widens narrow inputs (f16, bf16, i8) to the accumulator type once instead of on every use,
-and turns arbitrary row strides (a 4 KiB stride maps every row to the same L1 set) into
-contiguous, aligned panels."""
+The structure is the one of high-performance BLAS libraries. A block of A and a kc x nc block
+of B (in micro-panels of NR columns, kept in L2) are packed, and an mr x NR tile of C lives in
+vector registers through the whole K loop, so that each vector of B loaded feeds mr
+multiply-adds and each broadcast element of A feeds NR / lanes of them. Packing also widens
+narrow inputs (f16, bf16, i8) to the accumulator type once instead of on every use, and turns
+arbitrary row strides (a 4 KiB stride maps every row to the same L1 set) into contiguous,
+aligned panels. When N is narrower than a tile (matrix-vector products), vectors run along K
+instead: see `_dot_products`.
+
+Everything is written against `CpuTarget.vector_bits` (and the accumulator type), so the same
+code serves AVX-512, AVX2 and baseline SSE2. Scratch comes from malloc, once per call: callers
+run this on worker threads, whose stacks are too small for the blocks."""
 
 from __future__ import annotations
 
@@ -64,13 +69,14 @@ class _Blocking:
 def _blocking(cpu: CpuTarget, acc: str) -> _Blocking:
     """AVX-512 has 32 vector registers: a 12 x 2-vector tile holds 24 accumulators, the two
     vectors of B and a broadcast. Narrower targets have 16 registers, which fit 6 x 2. The
-    mr x kc panel of A and the rows of B in flight share L1 (32 KiB); a packed kc x nc block of
-    B and the source of the next one share L2 (1 MiB on server parts)."""
+    mr x kc panel of A (12 KiB) stays in L1 (32 KiB) while the kc x NR micro-panels of B stream
+    past it from the packed kc x nc block of B (512 KiB), which stays in L2 (1 MiB on server
+    parts): 1 KiB of depth and 2 KiB of width, whatever the element size. The packed block of
+    A (mc rows) only needs to stay in L3."""
     element_bytes = _BITS[acc] // 8
-    kc = 1024 // element_bytes
     return _Blocking(lanes=cpu.vector_bits // 8 // element_bytes,
-                     mr=12 if cpu.vector_bits == 512 else 6, kc=kc,
-                     nc=256 * 1024 // element_bytes // kc, mc=1024)
+                     mr=12 if cpu.vector_bits == 512 else 6, kc=1024 // element_bytes,
+                     nc=2048 // element_bytes, mc=512)
 
 
 class _Attributes(ir.FunctionAttributes):
@@ -262,9 +268,7 @@ class _Emitter:
         index = ir.Constant(ir.VectorType(_I64, lanes), list(range(first, first + lanes)))
         return b.icmp_signed("<", index, _splat(b, count, lanes))
 
-    def _prefetch(self, b: ir.IRBuilder, pointer: ir.Value) -> None:
-        """Into L2 (locality 2): a line fetched long before its use would not survive in L1
-        the stream of B micro-panels through it."""
+    def _prefetch_l2(self, b: ir.IRBuilder, pointer: ir.Value) -> None:
         fn = self._declare("llvm.prefetch.p0",
                            ir.FunctionType(_VOID, [_BYTES, _I32, _I32, _I32]))
         b.call(fn, [b.bitcast(pointer, _BYTES), ir.Constant(_I32, 0), ir.Constant(_I32, 2),
@@ -285,52 +289,63 @@ class _Emitter:
     # -- the register tile --------------------------------------------------------------------
 
     def tile(self, rows: int) -> ir.Function:
-        """`C[valid x nr] += A[valid x kc] * B[kc x NR]` from packed panels, kc >= 1, valid > rows - mr/3: row i of A at a + i*a_stride, row k of B at
-        b + k*NR. C is read and written once, after the K loop, and prefetched before it so
-        that its misses overlap the arithmetic. Step k also prefetches the line at
-        `ahead + k*ahead_stride` (bytes): the driver points that at the source of the next
-        block of B, so that packing it finds it in L2."""
+        """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
+        a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is read
+        and written once, after the K loop, and prefetched into L2 before it so that its
+        misses overlap the arithmetic (into L1 it would not survive the stream of B)."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         pointer = self.scalar.as_pointer()
         fn = self._function(f"{self.name}.tile{rows}",
-                            [_I64, pointer, pointer, pointer, _I64, _I64, _I64, _BYTES, _I64],
-                            (1, 2, 3))
+                            [_I64, pointer, pointer, pointer, _I64, _I64, _I64], (1, 2, 3))
         fn.attributes.add("noinline")
-        kc, a, bp, c, ldc, valid, width, ahead, ahead_stride = fn.args
-        entry = fn.append_basic_block("entry")
-        loop = fn.append_basic_block("k")
-        b = ir.IRBuilder(entry)
+        kc, a, bp, c, ldc, valid, width = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
         c_rows = [_at(b, c, _mul(b, ldc, i)) for i in range(rows)]
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
-                self._prefetch(b, _at(b, c_row, line // self.element_bytes))
-        b.branch(loop)
+                self._prefetch_l2(b, _at(b, c_row, line // self.element_bytes))
+        zero = [ir.Constant(self.vector, None)] * (rows * vectors)
+        # Two steps of k per iteration, after one on its own when kc is odd: the loop's own
+        # instructions would otherwise take a tenth of what the front end can issue.
+        entry = b.block
+        with b.if_then(b.trunc(kc, ir.IntType(1))):
+            first_step = self._tile_step(b, rows, a, bp, _i64(0), zero)
+            odd = b.block
+        start = b.phi(_I64, "k.start")
+        start.add_incoming(_i64(0), entry)
+        start.add_incoming(_i64(1), odd)
+        initial = []
+        for none, value in zip(zero, first_step):
+            phi = b.phi(self.vector)
+            phi.add_incoming(none, entry)
+            phi.add_incoming(value, odd)
+            initial.append(phi)
+        head = b.block
+        loop = b.append_basic_block("k")
+        after = b.append_basic_block("k.done")
+        b.cbranch(b.icmp_signed("<", start, kc), loop, after)
 
         b.position_at_end(loop)
         k = b.phi(_I64, "k")
-        k.add_incoming(_i64(0), entry)
-        accumulators = [[b.phi(self.vector) for _ in range(vectors)] for _ in range(rows)]
-        self._prefetch(b, _at(b, ahead, _mul(b, k, ahead_stride)))
-        b_row = _at(b, bp, _mul(b, k, nr))
-        b_vectors = [self._load_vector(b, _at(b, b_row, j * lanes), self.acc, self.vector_align)
-                     for j in range(vectors)]
-        results = []
-        for i in range(rows):
-            element = b.load(_at(b, a, b.add(k, _i64(i * self.a_stride))),
-                             align=self.element_bytes)
-            broadcast = _splat(b, element, lanes)
-            results.append([self._multiply_add(b, broadcast, b_vectors[j], accumulators[i][j])
-                            for j in range(vectors)])
-        for phis, values in zip(accumulators, results):
-            for phi, value in zip(phis, values):
-                phi.add_incoming(ir.Constant(self.vector, None), entry)
-                phi.add_incoming(value, loop)
-        k_next = b.add(k, _i64(1), flags=("nsw",))
+        k.add_incoming(start, head)
+        accumulators = [b.phi(self.vector) for _ in initial]
+        stepped = self._tile_step(b, rows, a, bp, k, accumulators)
+        stepped = self._tile_step(b, rows, a, bp, b.add(k, _i64(1), flags=("nsw",)), stepped)
+        k_next = b.add(k, _i64(2), flags=("nsw",))
         k.add_incoming(k_next, loop)
-        after = fn.append_basic_block("k.done")
+        for phi, start_value, value in zip(accumulators, initial, stepped):
+            phi.add_incoming(start_value, head)
+            phi.add_incoming(value, loop)
         b.cbranch(b.icmp_signed("<", k_next, kc), loop, after)
 
         b.position_at_end(after)
+        final = []
+        for start_value, value in zip(initial, stepped):
+            phi = b.phi(self.vector)
+            phi.add_incoming(start_value, head)
+            phi.add_incoming(value, loop)
+            final.append(phi)
+        results = [final[i * vectors:(i + 1) * vectors] for i in range(rows)]
         with b.if_else(b.icmp_signed("==", width, _i64(nr))) as (whole, edge):
             with whole:
                 self._update_c(b, rows, valid, c_rows, results, None)
@@ -339,6 +354,22 @@ class _Emitter:
                 self._update_c(b, rows, valid, c_rows, results, masks)
         b.ret_void()
         return fn
+
+    def _tile_step(self, b: ir.IRBuilder, rows: int, a: ir.Value, bp: ir.Value, k: ir.Value,
+                   accumulators: list[ir.Value]) -> list[ir.Value]:
+        """One step of k: accumulator i*vectors + j gains A[i, k] * B[k, j-th vector]."""
+        lanes, vectors = self.blk.lanes, self.blk.nr_vectors
+        b_row = _at(b, bp, _mul(b, k, self.blk.nr))
+        b_vectors = [self._load_vector(b, _at(b, b_row, j * lanes), self.acc, self.vector_align)
+                     for j in range(vectors)]
+        results = []
+        for i in range(rows):
+            element = b.load(_at(b, a, b.add(k, _i64(i * self.a_stride))),
+                             align=self.element_bytes)
+            broadcast = _splat(b, element, lanes)
+            results += [self._multiply_add(b, broadcast, y, accumulators[i * vectors + j])
+                        for j, y in enumerate(b_vectors)]
+        return results
 
     def _update_c(self, b: ir.IRBuilder, rows: int, valid: ir.Value, c_rows: list[ir.Value],
                   results: list[list[ir.Value]], masks: list[ir.Value] | None) -> None:
@@ -436,130 +467,183 @@ class _Emitter:
     # -- narrow products --------------------------------------------------------------------
 
     def _dot_columns(self) -> tuple[int, ...]:
-        """Column counts of the dot-product kernels, widest first: eight (four on 16-register
-        targets) B columns in registers with as many rows of A as keep the accumulators and
-        operands within the register file."""
-        widest = 8 if self.cpu.vector_bits == 512 else 4
+        """Column counts of the dot-product kernels, widest first: up to eight (four on
+        16-register targets) columns of B in registers, never more than a vector's lanes."""
+        widest = min(8 if self.cpu.vector_bits == 512 else 4, self.blk.lanes)
         return tuple(1 << i for i in range(widest.bit_length() - 1, -1, -1))
 
-    def _dot_rows(self, columns: int) -> int:
-        return max(1, (20 if self.cpu.vector_bits == 512 else 8) // columns)
+    def _dot_sums(self) -> int:
+        """Accumulators of a dot-product kernel: rows x columns, half the register file."""
+        return 16 if self.cpu.vector_bits == 512 else 8
 
     def dot(self, columns: int) -> ir.Function:
-        """`C[m x columns] += A[m x k] * Bt[columns x k]^T` with vectors along k: row s of Bt
-        at bt + s*bt_stride, zero-padded to whole vectors. A is read in place, row after row in
-        order, as no panel of it is used more than once. Each rows x columns block of C is a
-        set of vector accumulators summed across their lanes at the end."""
+        """`C[m x columns] += A[m x k] * B[k x columns]` with vectors along k, from Bt as
+        `pack_bt` lays it out (`bt` at the group's first column, `band` elements between one
+        vector of k and the next). A is read in place, each row from start to end, as no part
+        of it is used twice. A block of rows x columns of C is a set of vector accumulators,
+        summed across their lanes at the end."""
         lanes = self.blk.lanes
-        rows = self._dot_rows(columns)
+        rows = self._dot_sums() // columns
         fn = self._function(f"{self.name}.dot{columns}",
                             [_I64, _I64, _MEMORY_TYPES[self.lhs].as_pointer(), _I64,
                              self.scalar.as_pointer(), _I64, self.scalar.as_pointer(), _I64],
                             (2, 4, 6))
         fn.attributes.add("noinline")
-        m, k_extent, a, lda, bt, bt_stride, c, ldc = fn.args
+        m, k_extent, a, lda, bt, band, c, ldc = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        whole = b.sub(k_extent, b.srem(k_extent, _i64(lanes)))
-        bt_rows = [_at(b, bt, _mul(b, bt_stride, s)) for s in range(columns)]
-        source_align = _BITS[self.lhs] // 8
-        with _loop(b, _i64(0), m, rows, "r") as r0:
-            # Rows past m read the last row again: cheap, and their sums are never stored.
-            a_rows = [_at(b, a, _mul(b, _min(b, b.add(r0, _i64(r)), b.sub(m, _i64(1))), lda))
-                      for r in range(rows)]
-            entry = b.block
-            loop = b.append_basic_block("k")
-            tail = b.append_basic_block("k.tail")
-            b.cbranch(b.icmp_signed("<", _i64(0), whole), loop, tail)
-            b.position_at_end(loop)
-            k = b.phi(_I64, "k")
-            k.add_incoming(_i64(0), entry)
-            accumulators = [[b.phi(self.vector) for _ in range(columns)] for _ in range(rows)]
-            a_vectors = [_widen(b, self._load_vector(b, _at(b, row, k), self.lhs, source_align),
-                                self.lhs, self.acc, self.native_half) for row in a_rows]
-            bt_vectors = [self._load_vector(b, _at(b, row, k), self.acc, self.vector_align)
-                          for row in bt_rows]
-            sums = [[self._multiply_add(b, x, y, acc) for y, acc in zip(bt_vectors, phis)]
-                    for x, phis in zip(a_vectors, accumulators)]
-            k_next = b.add(k, _i64(lanes), flags=("nsw",))
-            k.add_incoming(k_next, loop)
-            for phis, values in zip(accumulators, sums):
-                for phi, value in zip(phis, values):
-                    phi.add_incoming(ir.Constant(self.vector, None), entry)
-                    phi.add_incoming(value, loop)
-            b.cbranch(b.icmp_signed("<", k_next, whole), loop, tail)
-
-            # The last partial vector of k, masked (all lanes off when k is a multiple).
-            b.position_at_end(tail)
-            totals = [[b.phi(self.vector) for _ in range(columns)] for _ in range(rows)]
-            for phis, values in zip(totals, sums):
-                for phi, value in zip(phis, values):
-                    phi.add_incoming(ir.Constant(self.vector, None), entry)
-                    phi.add_incoming(value, loop)
-            mask = self._lanes_below(b, b.sub(k_extent, whole), 0)
-            a_vectors = [_widen(b, self._masked_load(b, _at(b, row, whole), mask, self.lhs),
-                                self.lhs, self.acc, self.native_half) for row in a_rows]
-            bt_vectors = [self._masked_load(b, _at(b, row, whole), mask, self.acc)
-                          for row in bt_rows]
-            for r, (x, phis) in enumerate(zip(a_vectors, totals)):
-                c_row = _at(b, c, _mul(b, b.add(r0, _i64(r)), ldc))
-                values = [self._horizontal_sum(b, self._multiply_add(b, x, y, acc))
-                          for y, acc in zip(bt_vectors, phis)]
-                if r == 0:
-                    self._add_to_row(b, c_row, values)
-                else:
-                    with b.if_then(b.icmp_signed("<", b.add(r0, _i64(r)), m)):
-                        self._add_to_row(b, c_row, values)
+        # Depth in chunks whose columns of Bt stay in L1 (16 KiB) while every row of A passes.
+        chunk = 16 * 1024 // self.element_bytes // columns
+        with _loop(b, _i64(0), k_extent, chunk, "kk") as k0:
+            depth = _min(b, b.sub(k_extent, k0), _i64(chunk))
+            bt_chunk = _at(b, bt, _mul(b, b.sdiv(k0, _i64(lanes)), band))
+            with _loop(b, _i64(0), m, rows, "r") as r0:
+                # Rows past m read the last row again: cheap, and never stored.
+                a_rows = [_at(b, a, b.add(_mul(b, _min(b, b.add(r0, _i64(r)), b.sub(m, _i64(1))),
+                                               lda), k0)) for r in range(rows)]
+                sums = self._dot_rows(b, a_rows, depth, bt_chunk, band, columns)
+                for r in range(rows):
+                    first = r * columns
+                    vector = sums[first // lanes]
+                    offset = first % lanes
+                    row_sums = b.shuffle_vector(vector, vector, ir.Constant(
+                        ir.VectorType(_I32, columns), list(range(offset, offset + columns))))
+                    target = b.bitcast(_at(b, c, _mul(b, b.add(r0, _i64(r)), ldc)),
+                                       row_sums.type.as_pointer())
+                    if r:
+                        with b.if_then(b.icmp_signed("<", b.add(r0, _i64(r)), m)):
+                            self._add_into(b, row_sums, target)
+                    else:
+                        self._add_into(b, row_sums, target)
         b.ret_void()
         return fn
 
-    def _add_to_row(self, b: ir.IRBuilder, c_row: ir.Value, values: list[ir.Value]) -> None:
-        for s, value in enumerate(values):
-            target = _at(b, c_row, s)
-            b.store(self._add(b, b.load(target, align=self.element_bytes), value), target,
-                    align=self.element_bytes)
+    def _dot_rows(self, b: ir.IRBuilder, a_rows: list[ir.Value], depth: ir.Value, bt: ir.Value,
+                  band: ir.Value, columns: int) -> list[ir.Value]:
+        """The dot products of `a_rows` with `columns` rows of Bt over `depth`, as vectors of
+        lane sums (row-major: row r, column s in lane r*columns + s)."""
+        lanes = self.blk.lanes
+        count = len(a_rows) * columns
+        whole = b.sub(depth, b.srem(depth, _i64(lanes)))
+        entry = b.block
+        loop = b.append_basic_block("k")
+        tail = b.append_basic_block("k.tail")
+        b.cbranch(b.icmp_signed("<", _i64(0), whole), loop, tail)
+        b.position_at_end(loop)
+        k = b.phi(_I64, "k")
+        k.add_incoming(_i64(0), entry)
+        bt_k = b.phi(bt.type, "bt")
+        bt_k.add_incoming(bt, entry)
+        accumulators = [b.phi(self.vector) for _ in range(count)]
+        sums = self._dot_step(b, a_rows, k, bt_k, columns, accumulators, None)
+        k_next = b.add(k, _i64(lanes), flags=("nsw",))
+        k.add_incoming(k_next, loop)
+        bt_k.add_incoming(_at(b, bt_k, band), loop)
+        for phi, value in zip(accumulators, sums):
+            phi.add_incoming(ir.Constant(self.vector, None), entry)
+            phi.add_incoming(value, loop)
+        b.cbranch(b.icmp_signed("<", k_next, whole), loop, tail)
 
-    def _horizontal_sum(self, b: ir.IRBuilder, vector: ir.Value) -> ir.Value:
-        """Halve the vector until one lane is left, as a tree: an ordered reduction would
-        chain every lane through the latency of one add."""
-        width = self.blk.lanes
+        # The last partial vector of k, masked (no lane on when depth is a multiple).
+        b.position_at_end(tail)
+        totals = [b.phi(self.vector) for _ in range(count)]
+        for phi, value in zip(totals, sums):
+            phi.add_incoming(ir.Constant(self.vector, None), entry)
+            phi.add_incoming(value, loop)
+        mask = self._lanes_below(b, b.sub(depth, whole), 0)
+        tail_band = _at(b, bt, _mul(b, b.sdiv(whole, _i64(lanes)), band))
+        totals = self._dot_step(b, a_rows, whole, tail_band, columns, totals, mask)
+        return [self._lane_sums(b, totals[g:g + lanes]) for g in range(0, count, lanes)]
+
+    def _dot_step(self, b: ir.IRBuilder, a_rows: list[ir.Value], k: ir.Value, bt: ir.Value,
+                  columns: int, accumulators: list[ir.Value],
+                  mask: ir.Value | None) -> list[ir.Value]:
+        """One vector of k: accumulator r*columns + s gains A[r, k:] * Bt[s, k:]."""
+        lanes = self.blk.lanes
+        align = _BITS[self.lhs] // 8
+        a_vectors = [_widen(b, self._load_vector(b, _at(b, row, k), self.lhs, align)
+                            if mask is None else
+                            self._masked_load(b, _at(b, row, k), mask, self.lhs),
+                            self.lhs, self.acc, self.native_half) for row in a_rows]
+        # Masked, Bt too: past the last vector of k may be past the end of its buffer.
+        bt_vectors = [self._load_vector(b, _at(b, bt, s * lanes), self.acc, self.vector_align)
+                      if mask is None else self._masked_load(b, _at(b, bt, s * lanes), mask,
+                                                             self.acc)
+                      for s in range(columns)]
+        return [self._multiply_add(b, x, y, accumulators[r * columns + s])
+                for r, x in enumerate(a_vectors) for s, y in enumerate(bt_vectors)]
+
+    def _lane_sums(self, b: ir.IRBuilder, vectors: list[ir.Value]) -> ir.Value:
+        """The lane sums of `lanes` vectors, as one vector (lane i: the sum of vectors[i]). Pairs
+        of vectors are folded together level by level, each vector of a level holding twice as
+        many sums, each half as wide: 30 shuffles and 15 adds for 16 vectors of 16, where a
+        reduction of each vector would take 64 of each."""
+        lanes = self.blk.lanes
+        count, width = 1, lanes  # sums per vector, lanes per sum
         while width > 1:
-            width //= 2
-            low, high = (b.shuffle_vector(vector, vector, ir.Constant(
-                ir.VectorType(_I32, width), list(range(start, start + width))))
-                for start in (0, width))
-            vector = self._add(b, low, high)
-        return b.extract_element(vector, ir.Constant(_I32, 0))
+            half = width // 2
+            low = [j * width + i for j in range(count) for i in range(half)]
+            low = low + [lanes + index for index in low]
+            high = [index + half for index in low]
+            vectors = [self._add(b, *(b.shuffle_vector(x, y, ir.Constant(
+                ir.VectorType(_I32, lanes), mask)) for mask in (low, high)))
+                for x, y in zip(vectors[0::2], vectors[1::2])]
+            count, width = count * 2, half
+        (result,) = vectors
+        return result
+
+    def _add_into(self, b: ir.IRBuilder, values: ir.Value, target: ir.Value) -> None:
+        old = b.load(target, align=self.element_bytes)
+        b.store(self._add(b, old, values), target, align=self.element_bytes)
 
     def pack_bt(self) -> ir.Function:
-        """Bt = B[k x n] transposed, each row padded with zeros to whole vectors, gathered a
-        vector of k at a time."""
+        """B[k x n] transposed, in bands of one vector of k: row s of band j (k = j*lanes to
+        (j + 1)*lanes) at dst + j*band + s*lanes, so that a dot-product kernel finds the
+        columns it needs for one step of k side by side. Rows run to n rounded up to whole
+        vectors, k to whole vectors too, zero-padded. Blocks of lanes x lanes are transposed in
+        registers; gathers would read simpler, but are microcoded and slow on CPUs that
+        mitigate Gather Data Sampling."""
         lanes = self.blk.lanes
-        source = _MEMORY_TYPES[self.rhs]
         fn = self._function(f"{self.name}.pack_bt",
-                            [_I64, _I64, source.as_pointer(), _I64, self.scalar.as_pointer(),
-                             _I64], (2, 4))
+                            [_I64, _I64, _MEMORY_TYPES[self.rhs].as_pointer(), _I64,
+                             self.scalar.as_pointer(), _I64], (2, 4))
         fn.attributes.add("noinline")
-        k_extent, n, src, ld, dst, stride = fn.args
+        k_extent, n, src, ld, dst, band = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        source_vector = _vector_type(self.rhs, lanes)
-        pointers = ir.VectorType(source.as_pointer(), lanes)
-        mask_type = ir.VectorType(ir.IntType(1), lanes)
-        gather = self._declare(f"llvm.masked.gather.{self._suffix(self.rhs)}.v{lanes}p0",
-                               ir.FunctionType(source_vector, [pointers, mask_type,
-                                                               source_vector]))
-        element_bytes = _BITS[self.rhs] // 8
-        lane_offsets = b.mul(ir.Constant(ir.VectorType(_I64, lanes), list(range(lanes))),
-                             _splat(b, _mul(b, ld, element_bytes), lanes))
-        with _loop(b, _i64(0), n, 1, "s") as s:
-            with _loop(b, _i64(0), k_extent, lanes, "k") as k:
-                first = b.ptrtoint(_at(b, src, b.add(_mul(b, k, ld), s)), _I64)
-                addresses = b.inttoptr(b.add(_splat(b, first, lanes), lane_offsets), pointers)
-                mask = self._lanes_below(b, b.sub(k_extent, k), 0)
-                value = b.call(gather, [addresses, mask, ir.Constant(source_vector, None)])
-                self._store_vector(b, _widen(b, value, self.rhs, self.acc, self.native_half),
-                                   _at(b, dst, b.add(_mul(b, s, stride), k)), self.vector_align)
+        none = ir.Constant(ir.VectorType(ir.IntType(1), lanes), None)
+        with _loop(b, _i64(0), k_extent, lanes, "k") as k:
+            band_start = _at(b, dst, _mul(b, b.sdiv(k, _i64(lanes)), band))
+            with _loop(b, _i64(0), n, lanes, "s") as s:
+                columns = self._lanes_below(b, b.sub(n, s), 0)
+                rows = []
+                for r in range(lanes):
+                    row = b.add(k, _i64(r))
+                    mask = b.select(b.icmp_signed("<", row, k_extent), columns, none)
+                    value = self._masked_load(b, _at(b, src, b.add(_mul(b, row, ld), s)), mask,
+                                              self.rhs)
+                    rows.append(_widen(b, value, self.rhs, self.acc, self.native_half))
+                block = _at(b, band_start, _mul(b, s, lanes))
+                for r, value in enumerate(self._transpose(b, rows)):
+                    self._store_vector(b, value, _at(b, block, r * lanes), self.vector_align)
         b.ret_void()
         return fn
+
+    def _transpose(self, b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
+        """Transpose lanes vectors of lanes elements: at each stage, rows i and i + h swap
+        the h x h blocks off their diagonal."""
+        lanes = len(rows)
+        half = lanes // 2
+        while half:
+            for i in range(lanes):
+                if i & half:
+                    continue
+                low, high = rows[i], rows[i + half]
+                keep = [j if not j & half else lanes + j - half for j in range(lanes)]
+                swap = [j + half if not j & half else lanes + j for j in range(lanes)]
+                rows[i], rows[i + half] = (
+                    b.shuffle_vector(low, high, ir.Constant(ir.VectorType(_I32, lanes), mask))
+                    for mask in (keep, swap))
+            half //= 2
+        return rows
 
     def _dot_products(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, k_extent: ir.Value,
                       a: ir.Value, lda: ir.Value, bsrc: ir.Value, ldb: ir.Value, c: ir.Value,
@@ -569,15 +653,15 @@ class _Emitter:
         the arithmetic, so each C[m, n] is a dot product along k instead. The columns are
         taken in groups of the kernels' widths: 10 = 8 + 2, 31 = 8 + 8 + 8 + 4 + 2 + 1."""
         lanes = self.blk.lanes
-        stride = _mul(b, _ceil_div(b, k_extent, lanes), lanes)
-        raw, bt = self._scratch(b, _mul(b, n, stride))
-        b.call(self.pack_bt(), [k_extent, n, bsrc, ldb, bt, stride])
+        band = _mul(b, _mul(b, _ceil_div(b, n, lanes), lanes), lanes)
+        raw, bt = self._scratch(b, _mul(b, _ceil_div(b, k_extent, lanes), band))
+        b.call(self.pack_bt(), [k_extent, n, bsrc, ldb, bt, band])
         widths = self._dot_columns()
         kernels = {columns: self.dot(columns) for columns in widths}
 
         def call(columns: int, first: ir.Value) -> None:
-            b.call(kernels[columns], [m, k_extent, a, lda, _at(b, bt, _mul(b, first, stride)),
-                                      stride, _at(b, c, first), ldc])
+            b.call(kernels[columns], [m, k_extent, a, lda, _at(b, bt, _mul(b, first, lanes)),
+                                      band, _at(b, c, first), ldc])
 
         widest = widths[0]
         grouped = b.sub(n, b.srem(n, _i64(widest)))
@@ -613,24 +697,21 @@ class _Emitter:
     def _blocked(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, k_extent: ir.Value,
                  a: ir.Value, lda: ir.Value, bsrc: ir.Value, ldb: ir.Value, c: ir.Value,
                  ldc: ir.Value) -> None:
-        """Loops: row blocks of mc (A packed once per depth block), depth blocks of kc
-        (balanced, so that K = 784 runs as 4 x 196 rather than 3 x 256 + 16), column blocks of
-        nc (B packed into L2), row panels of up to mr (a panel of A in L1), column panels of
-        NR (a register tile each)."""
+        """Loops: row blocks of mc; depth blocks of kc (balanced, so that K = 784 runs as
+        4 x 196 rather than 3 x 256 + 16), their mc x kc block of A packed; column blocks of nc,
+        their kc x nc block of B packed into L2; row panels of up to mr, their panel of A in
+        L1; micro-panels of NR columns of B, one register tile each."""
         blk = self.blk
-        nr = blk.nr
         tiles = {rows: self.tile(rows) for rows in blk.row_steps}
         pack_a, pack_b = self.pack_a(), self.pack_b()
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
-        # Scratch is sized for this call rather than for the largest blocks, so that small
-        # calls stay small. The A block has room for the padding rows of its last panel.
-        nc_max = _min(b, _mul(b, _ceil_div(b, n, nr), nr), _i64(blk.nc))
+        # Scratch is sized for this call, so that small calls stay small. The A block has
+        # room for the padding rows of its last panel.
+        nc_max = _min(b, _mul(b, _ceil_div(b, n, blk.nr), blk.nr), _i64(blk.nc))
         b_elements = _mul(b, kc_step, nc_max)
         a_rows = b.add(_min(b, m, _i64(blk.mc)), _i64(blk.mr))
-        a_elements = _mul(b, a_rows, self.a_stride)
-        raw, b_pack = self._scratch(b, b.add(b_elements, a_elements))
+        raw, b_pack = self._scratch(b, b.add(b_elements, _mul(b, a_rows, self.a_stride)))
         a_pack = _at(b, b_pack, b_elements)
-
         with _loop(b, _i64(0), m, blk.mc, "ic") as ic:
             mc = _min(b, b.sub(m, ic), _i64(blk.mc))
             with _loop(b, _i64(0), k_extent, kc_step, "pc") as pc:
@@ -640,26 +721,20 @@ class _Emitter:
                     nc = _min(b, b.sub(n, jc), _i64(blk.nc))
                     b.call(pack_b, [kc, nc, _at(b, bsrc, b.add(_mul(b, pc, ldb), jc)), ldb,
                                     b_pack])
-                    # The next block of B: to the right, else one block down, else the first
-                    # one again, for the next block of rows.
-                    right, down = b.add(jc, _i64(blk.nc)), b.add(pc, kc_step)
-                    next_offset = b.select(
-                        b.icmp_signed("<", right, n), b.add(_mul(b, pc, ldb), right),
-                        b.select(b.icmp_signed("<", down, k_extent), _mul(b, down, ldb), _i64(0)))
-                    next_block = b.bitcast(_at(b, bsrc, next_offset), _BYTES)
                     c_block = _at(b, c, b.add(_mul(b, ic, ldc), jc))
 
-                    def panel(i: ir.Value, rows: ir.Value, valid: ir.Value,
-                              after: ir.Value) -> None:
-                        self._row_panel(b, tiles, nr, rows, valid, after, kc, nc,
-                                        _at(b, a_pack, _mul(b, i, self.a_stride)), b_pack,
-                                        _at(b, c_block, _mul(b, i, ldc)), ldc, next_block, ldb)
+                    def panel(i: ir.Value, rows: ir.Value, valid: ir.Value) -> None:
+                        with _loop(b, _i64(0), nc, blk.nr, "jr") as jr:
+                            width = _min(b, b.sub(nc, jr), _i64(blk.nr))
+                            self._dispatch(b, tiles, rows, [
+                                kc, _at(b, a_pack, _mul(b, i, self.a_stride)),
+                                _at(b, b_pack, _mul(b, jr, kc)),
+                                _at(b, c_block, b.add(_mul(b, i, ldc), jr)), ldc, valid, width])
                     self._row_panels(b, mc, panel)
         self._release(b, raw)
 
     def _scratch(self, b: ir.IRBuilder, elements: ir.Value) -> tuple[ir.Value, ir.Value]:
-        """malloc for `elements` accumulator-typed elements, and the first line-aligned one:
-        the calling thread's stack may be a worker's, too small for blocks this size."""
+        """malloc for `elements` accumulator-typed elements, and the first line-aligned one."""
         malloc = self._declare("malloc", ir.FunctionType(_BYTES, [_I64]))
         bytes_needed = _mul(b, b.add(elements, _i64(_LINE_BYTES // self.element_bytes)),
                             self.element_bytes)
@@ -672,12 +747,12 @@ class _Emitter:
         b.call(self._declare("free", ir.FunctionType(_VOID, [_BYTES])), [raw])
 
     def _row_panels(self, b: ir.IRBuilder, m: ir.Value,
-                    body: Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]) -> None:
+                    body: Callable[[ir.Value, ir.Value, ir.Value], None]) -> None:
         """Walk m rows in panels of mr, with the last 2*mr rows or fewer split into two
         panels of (a third of mr) * i rows, the last one padded: 12 + 4 rows run as 8 + 8, not
         through a 4-row tile, which has too few accumulators to hide the latency of a
-        multiply-add. `body` gets the first row, the panel's rows (a tile size), its valid rows
-        and the rows left after it."""
+        multiply-add. `body` gets the first row, the panel's rows (a tile size) and its valid
+        rows."""
         mr, step = self.blk.mr, self.blk.mr // 3
         entry = b.block
         head = b.append_basic_block("ir.head")
@@ -693,32 +768,10 @@ class _Emitter:
         share = b.select(b.icmp_signed(">", left, _i64(mr)), _ceil_div(b, left, 2), left)
         rows = _min(b, _mul(b, _ceil_div(b, share, step), step), _i64(mr))
         valid = _min(b, rows, left)
-        after = b.sub(left, valid)
-        body(i, rows, valid, after)
+        body(i, rows, valid)
         i.add_incoming(b.add(i, valid, flags=("nsw",)), b.block)
         b.branch(head)
         b.position_at_end(done)
-
-    def _row_panel(self, b: ir.IRBuilder, tiles: dict[int, ir.Function], nr: int,
-                   rows: ir.Value, valid: ir.Value, rows_after: ir.Value, kc: ir.Value,
-                   nc: ir.Value, a_panel: ir.Value, b_pack: ir.Value, c: ir.Value,
-                   ldc: ir.Value, next_block: ir.Value, ldb: ir.Value) -> None:
-        """The tiles of the last two row panels prefetch the next block of B, one line of each
-        of its rows per step of k: the last panel the first line of each micro-panel's
-        columns, the one before it the second. Earlier lines would be evicted before their
-        use; the other tiles prefetch their own micro-panel, which costs next to nothing."""
-        source_bytes = _BITS[self.rhs] // 8
-        prefetching = b.icmp_signed("<=", rows_after, _i64(self.blk.mr))
-        line = b.select(b.icmp_signed("==", rows_after, _i64(0)), _i64(0), _i64(_LINE_BYTES))
-        stride = b.select(prefetching, _mul(b, ldb, source_bytes), _i64(0))
-        with _loop(b, _i64(0), nc, nr, "jr") as jr:
-            width = _min(b, b.sub(nc, jr), _i64(nr))
-            b_panel = _at(b, b_pack, _mul(b, jr, kc))
-            ahead = b.select(prefetching,
-                             _at(b, next_block, b.add(_mul(b, jr, source_bytes), line)),
-                             b.bitcast(b_panel, _BYTES))
-            self._dispatch(b, tiles, rows, [kc, a_panel, b_panel, _at(b, c, jr), ldc, valid,
-                                            width, ahead, stride])
 
     def _dispatch(self, b: ir.IRBuilder, tiles: dict[int, ir.Function], rows: ir.Value,
                   args: list[ir.Value]) -> None:
