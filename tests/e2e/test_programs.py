@@ -264,3 +264,20 @@ def test_matmul_of_an_elementwise_producer(run: Runner) -> None:
     a = RNG.standard_normal((33, 17)).astype(np.float32)
     b = RNG.standard_normal((17, 9)).astype(np.float32)
     np.testing.assert_allclose(run(src, "mm", a, b), np.abs(a) @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("ty, dtype, rtol", [("f32", np.float32, 1e-4), ("f16", np.float16, 2e-2)])
+def test_short_wide_matmul_split_by_columns(run: Runner, ty: str, dtype: type, rtol: float) -> None:
+    """Few rows, many columns: llvm-cpu splits the columns over workgroups (f16 results
+    accumulate in f32 scratch and are rounded once)."""
+    src = f"""
+    func.func @mm(%a: tensor<8x300x{ty}>, %b: tensor<300x700x{ty}>, %c: tensor<8x700x{ty}>) -> tensor<8x700x{ty}> {{
+      %0 = linalg.matmul ins(%a, %b : tensor<8x300x{ty}>, tensor<300x700x{ty}>) outs(%c : tensor<8x700x{ty}>) -> tensor<8x700x{ty}>
+      return %0 : tensor<8x700x{ty}>
+    }}"""
+    a = RNG.standard_normal((8, 300)).astype(dtype)
+    b = RNG.standard_normal((300, 700)).astype(dtype)
+    c = RNG.standard_normal((8, 700)).astype(dtype)
+    expected = c.astype(np.float32) + a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(np.asarray(run(src, "mm", a, b, c), np.float32), expected,
+                               rtol=rtol, atol=rtol * 20)

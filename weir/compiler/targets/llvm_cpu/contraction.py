@@ -31,6 +31,12 @@ GEMM_TYPES = frozenset({("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "
                         ("i8", "i8", "i32"), ("f64", "f64", "f64")})
 
 
+# A matmul with fewer rows than this (and than columns) splits its columns over workgroups, in
+# multiples of COLUMN_TILE (a whole number of the microkernel's register-tile widths).
+SHORT_M = 256
+COLUMN_TILE = 64
+
+
 def accumulator(lhs: str, rhs: str, result: str) -> str:
     """Where the products add up: the microkernel's type when it handles the inputs, else the
     result's own type."""
@@ -142,39 +148,46 @@ def _rows_in_memory(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, prefix: li
     return Strided(scratch.ptr, cols, scratch.dtype)
 
 
+Span = tuple[ir.Value, ir.Value]  # [begin, end)
+
+
 def accumulate_into(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, dest: Memory,
-                    prefix: list[ir.Value], rows: tuple[ir.Value, ir.Value], cols: ir.Value,
-                    acc: str) -> tuple[Strided, ir.Value | None]:
-    """Memory holding init[prefix][rows, :] in the accumulator type: the destination itself when
-    it has that type (and then no copy-back is needed: second result None), else scratch."""
+                    prefix: list[ir.Value], rows: Span, cols: Span,
+                    acc: str) -> tuple[Strided, bool]:
+    """Memory holding the block init[prefix][rows, cols] in the accumulator type: the
+    destination itself when it has that type, else scratch that `copy_back` must store (second
+    result True)."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
-    lo, hi = rows
+    (lo, hi), (c0, c1) = rows, cols
     direct = dest.dtype == acc
     if direct:
-        target = Strided(dest.address(b, prefix + [lo, I64(0)]), cols, acc)
+        target = Strided(dest.address(b, prefix + [lo, c0]), dest.dims[-1], acc)
     else:
-        scratch = low.scratch_memory(b, acc, [b.sub(hi, lo), cols])
-        target = Strided(scratch.ptr, cols, acc)
+        width = b.sub(c1, c0)
+        target = Strided(low.scratch_memory(b, acc, [b.sub(hi, lo), width]).ptr, width, acc)
     if not (direct and low.memory.get(init) is dest):
         def fill(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
             r, c = idx
-            value = low.convert(bb, low.element(bb, init, prefix + [bb.add(r, lo), c], Body()),
-                                low.kv.dtype[init], acc)
+            at_init = prefix + [bb.add(r, lo), bb.add(c, c0)]
+            value = low.convert(bb, low.element(bb, init, at_init, Body()), low.kv.dtype[init], acc)
             at = bb.gep(target.ptr, [bb.add(bb.mul(r, target.ld), c)], inbounds=True)
             s.store_element(bb, value, at, acc)
-        for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), cols)], fill, "init")
-    return target, (None if direct else hi)
+        for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), b.sub(c1, c0))], fill, "init")
+    return target, not direct
 
 
 def copy_back(low: EntryLowering, b: ir.IRBuilder, acc: Strided, dest: Memory,
-              prefix: list[ir.Value], lo: ir.Value, hi: ir.Value, cols: ir.Value) -> None:
+              prefix: list[ir.Value], rows: Span, cols: Span) -> None:
+    (lo, hi), (c0, c1) = rows, cols
+
     def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
         r, c = idx
         value = s.load_element(bb, bb.gep(acc.ptr, [bb.add(bb.mul(r, acc.ld), c)],
                                           inbounds=True), acc.dtype)
         value = low.convert(bb, value, acc.dtype, dest.dtype)
-        s.store_element(bb, value, dest.address(bb, prefix + [bb.add(r, lo), c]), dest.dtype)
-    for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), cols)], copy, "out")
+        at = dest.address(bb, prefix + [bb.add(r, lo), bb.add(c, c0)])
+        s.store_element(bb, value, at, dest.dtype)
+    for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), b.sub(c1, c0))], copy, "out")
 
 
 def lower_contraction(low: EntryLowering, b: ir.IRBuilder, n: int,
@@ -201,13 +214,14 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
     # Multiply-adds per result row, to size workgroups (dynamic sizes guessed).
     work = (n_dim if isinstance(n_dim, int) else 256) * (k_dim if isinstance(k_dim, int) else 256)
 
-    def rows(bb: ir.IRBuilder, prefix: list[ir.Value], lo: ir.Value, hi: ir.Value) -> None:
-        c, copy_hi = accumulate_into(low, bb, init, dest, prefix, (lo, hi), N, acc)
-        a = _rows_in_memory(low, bb, lhs, prefix, lo, hi)
+    def block(bb: ir.IRBuilder, prefix: list[ir.Value], rows: Span, cols: Span) -> None:
+        c, scratch = accumulate_into(low, bb, init, dest, prefix, rows, cols, acc)
+        a = _rows_in_memory(low, bb, lhs, prefix, *rows)
         rb = _rows_in_memory(low, bb, rhs, prefix, I64(0), K)
-        gemm(low, bb, bb.sub(hi, lo), N, K, a, rb, c)
-        if copy_hi is not None:
-            copy_back(low, bb, c, dest, prefix, lo, hi, N)
+        rb = Strided(bb.gep(rb.ptr, [cols[0]], inbounds=True), rb.ld, rb.dtype)
+        gemm(low, bb, bb.sub(rows[1], rows[0]), bb.sub(cols[1], cols[0]), K, a, rb, c)
+        if scratch:
+            copy_back(low, bb, c, dest, prefix, rows, cols)
 
     if len(shape) == 3:
         extent: k.Dim = 1
@@ -217,13 +231,21 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
             m_work = m_dim if isinstance(m_dim, int) else 256
             _, extent, tile = low.grid(shape[:1], work * m_work)
             lo, hi = low.partition_bounds(b, hi, tile)
-        for_range(b, lo, hi, lambda bb, bi: low.scoped(bb, lambda: rows(bb, [bi], I64(0), M)),
-                  "batch")
+        for_range(b, lo, hi, lambda bb, bi: low.scoped(
+            bb, lambda: block(bb, [bi], (I64(0), M), (I64(0), N))), "batch")
         return extent, tile
     if not partitioned:
-        rows(b, [], I64(0), M)
+        block(b, [], (I64(0), M), (I64(0), N))
         return 1, 1
+    if isinstance(m_dim, int) and isinstance(n_dim, int) and m_dim < min(n_dim, SHORT_M):
+        # Few rows: split the columns instead, so each thread packs only its part of B.
+        rows_work = m_dim * (k_dim if isinstance(k_dim, int) else 256)
+        _, extent, tile = low.grid((n_dim,), rows_work)
+        tile = -(-max(tile, COLUMN_TILE) // COLUMN_TILE) * COLUMN_TILE
+        c0, c1 = low.partition_bounds(b, N, tile)
+        block(b, [], (I64(0), M), (c0, c1))
+        return extent, tile
     _, extent, tile = low.grid((m_dim,), work)
     lo, hi = low.partition_bounds(b, M, tile)
-    rows(b, [], lo, hi)
+    block(b, [], (lo, hi), (I64(0), N))
     return extent, tile

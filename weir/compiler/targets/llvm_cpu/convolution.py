@@ -55,7 +55,8 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
 
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
         bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
-        c, copy_hi = accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w), feats, acc)
+        c, scratch = accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w),
+                                     (I64(0), feats), acc)
 
         def tap(tb: ir.IRBuilder, t: list[ir.Value]) -> None:
             kh, kw = t
@@ -65,8 +66,8 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             f = Strided(wm.address(tb, [kh, kw, I64(0), I64(0)]), feats, wm.dtype)
             gemm(low, tb, out_w, feats, chans, a, f, c)
         for_nest(rb, [(I64(0), kh_n), (I64(0), kw_n)], tap, "tap")
-        if copy_hi is not None:
-            copy_back(low, rb, c, dest, [bn, oh], I64(0), out_w, feats)
+        if scratch:
+            copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
     for_range(b, lo, hi, lambda rb, r: low.scoped(rb, lambda: row(rb, r)), "row")
     return extent, tile
 
