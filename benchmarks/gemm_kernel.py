@@ -26,6 +26,7 @@ import numpy as np  # noqa: E402
 
 from weir.compiler.targets.llvm_cpu.gemm import get_gemm  # noqa: E402
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu  # noqa: E402
+from weir.compiler.targets.llvm_cpu.target import Jit  # noqa: E402
 
 SHAPES = "512x512x512,1024x1024x1024,64x784x1024,64x1024x1024,64x1024x10"
 FMA_CHAINS = 24  # more than FMA latency x FMA ports on any x86 core
@@ -35,15 +36,7 @@ _GEMM = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, c
 
 
 def jit(cpu: CpuTarget, module: ir.Module) -> llvm.ExecutionEngine:
-    parsed = llvm.parse_assembly(str(module))
-    parsed.verify()
-    machine = cpu.target_machine()
-    passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=3))
-    passes.getModulePassManager().run(parsed, passes)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(machine.emit_object(parsed)))
-    engine.finalize_object()
-    return engine
+    return Jit(module, cpu).engine
 
 
 def fma_loop(cpu: CpuTarget) -> ir.Module:

@@ -3,11 +3,11 @@
 ufunc on the same array. With exp at a few ms for 16M elements the loop is close to memory
 bound, where a loop calling `expf` would be several times slower.
 
-    .venv/bin/python benchmarks/vmath_kernel.py [--n 16777216] [--repeat 10] [--prefer-512]
+    .venv/bin/python benchmarks/vmath_kernel.py [--n 16777216] [--repeat 10]
         [exp log ...]
 
-`--prefer-512` marks the loops "prefer-vector-width"="512": on AVX-512 machines LLVM otherwise
-vectorises with 256-bit registers.
+On AVX-512 machines the loops use 512-bit vectors (CpuTarget.target_machine turns off LLVM's
+256-bit preference).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
+from weir.compiler.targets.llvm_cpu.target import Jit
 from weir.compiler.targets.llvm_cpu.vmath import emit_math
 
 ARITY = {"pow": 2, "atan2": 2}
@@ -37,7 +38,7 @@ RANGES = {"log": (1e-3, 1e3), "log2": (1e-3, 1e3), "log10": (1e-3, 1e3), "log1p"
           "sqrt": (0.0, 1e3), "pow": (0.1, 10.0)}
 
 
-def compile_loops(names: list[str], prefer_512: bool) -> llvm.ExecutionEngine:
+def compile_loops(names: list[str]) -> llvm.ExecutionEngine:
     cpu = resolve_cpu("host")
     module = ir.Module("vmath_bench")
     module.triple = cpu.triple
@@ -61,17 +62,7 @@ def compile_loops(names: list[str], prefer_512: bool) -> llvm.ExecutionEngine:
         b.cbranch(b.icmp_signed("<", following, fn.args[-1]), body, done)
         b.position_at_end(done)
         b.ret_void()
-    text = str(module)
-    if prefer_512:  # llvmlite's attribute list has no key="value" attributes
-        text = text.replace(")\n{", ') "prefer-vector-width"="512"\n{')
-    parsed = llvm.parse_assembly(text)
-    machine = cpu.target_machine()
-    passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=3))
-    passes.getModulePassManager().run(parsed, passes)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(machine.emit_object(parsed)))
-    engine.finalize_object()
-    return engine
+    return Jit(module, cpu).engine
 
 
 def best_ms(run: Callable[[], object], repeat: int) -> float:
@@ -88,10 +79,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=16 * 1024 * 1024)
     parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--prefer-512", action="store_true")
     parser.add_argument("names", nargs="*", default=["exp", "log", "tanh", "sin", "erf", "pow"])
     args = parser.parse_args()
-    engine = compile_loops(args.names, args.prefer_512)
+    engine = compile_loops(args.names)
     rng = np.random.default_rng(0)
     print(f"{args.n} f32 elements, one thread\n"
           "| function | weir ms | weir ns/element | weir GB/s | numpy ms |\n|---|---|---|---|---|")

@@ -18,6 +18,7 @@ import pytest
 
 from weir.compiler.targets.llvm_cpu.gemm import get_gemm
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
+from weir.compiler.targets.llvm_cpu.target import Jit
 from weir.errors import UsageError
 
 DTYPES: dict[str, type] = {
@@ -53,16 +54,8 @@ class Gemm:
             define_poisoning_malloc(module)
         fn = get_gemm(module, cpu, lhs, rhs, acc)
         fn.linkage = "external"
-        parsed = llvm.parse_assembly(str(module))
-        parsed.verify()
-        machine = cpu.target_machine()
-        passes = llvm.create_pass_builder(machine,
-                                          llvm.create_pipeline_tuning_options(speed_level=3))
-        passes.getModulePassManager().run(parsed, passes)
-        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-        self.engine.add_object_file(llvm.ObjectFileRef.from_data(machine.emit_object(parsed)))
-        self.engine.finalize_object()
-        self.fn: Callable[..., None] = _GEMM_TYPE(self.engine.get_function_address(fn.name))
+        self.jit = Jit(module, cpu)
+        self.fn: Callable[..., None] = _GEMM_TYPE(self.jit.address(fn.name))
 
     def __call__(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
         (m, k), n = a.shape, b.shape[1]

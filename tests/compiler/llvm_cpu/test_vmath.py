@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from weir.compiler.targets.llvm_cpu.machine import host_features, resolve_cpu
+from weir.compiler.targets.llvm_cpu.target import Jit
 from weir.compiler.targets.llvm_cpu.vmath import MATH_FUNCTIONS, emit_math
 
 ARITY = {"pow": 2, "atan2": 2, "fma": 3}
@@ -89,16 +90,8 @@ class Compiled:
         for name in NAMES:
             self._loop(module, name, scalar)
             self._vector(module, name, ir.VectorType(scalar, VECTOR_LANES))
-        parsed = llvm.parse_assembly(str(module))
-        parsed.verify()
-        machine = cpu.target_machine()
-        passes = llvm.create_pass_builder(machine,
-                                          llvm.create_pipeline_tuning_options(speed_level=3))
-        passes.getModulePassManager().run(parsed, passes)
-        self.optimized_ir = str(parsed)
-        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-        self.engine.add_object_file(llvm.ObjectFileRef.from_data(machine.emit_object(parsed)))
-        self.engine.finalize_object()
+        self.jit = Jit(module, cpu)
+        self.optimized_ir = self.jit.optimized_ir
 
     def _loop(self, module: ir.Module, name: str, scalar: ir.Type) -> None:
         i64 = ir.IntType(64)
@@ -136,7 +129,7 @@ class Compiled:
         arrays = [np.ascontiguousarray(x, DTYPE[self.bits]) for x in operands]
         out = np.empty_like(arrays[0])
         proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * (len(arrays) + 1), ctypes.c_int64)
-        proto(self.engine.get_function_address(f"{name}_{self.bits}"))(
+        proto(self.jit.address(f"{name}_{self.bits}"))(
             *[a.ctypes.data for a in arrays], out.ctypes.data, out.size)
         return out
 
@@ -144,7 +137,7 @@ class Compiled:
         arrays = [np.ascontiguousarray(x, DTYPE[self.bits]) for x in operands]
         out = np.empty_like(arrays[0])
         proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * (len(arrays) + 1))
-        fn = proto(self.engine.get_function_address(f"vec_{name}_{self.bits}"))
+        fn = proto(self.jit.address(f"vec_{name}_{self.bits}"))
         for start in range(0, out.size, VECTOR_LANES):
             fn(*[a[start:].ctypes.data for a in arrays], out[start:].ctypes.data)
         return out

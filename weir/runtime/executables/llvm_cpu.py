@@ -26,7 +26,7 @@ from weir.format.native_executable import (
 )
 from weir.format.reference_kernel import Dim, PushDim
 from weir.runtime.hal.buffer import Buffer
-from weir.runtime.hal.executable import Executable, LoaderInfo
+from weir.runtime.hal.executable import Executable, LoaderInfo, check_dispatch_arity
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -83,7 +83,7 @@ def _check_access(a: BindingAccess, itemsize: int, buffer: Buffer, constants: Se
         buffer.check_range(a.offset, length, what)
 
 
-class NativeExecutable_(Executable):
+class LoadedNativeExecutable(Executable):
     def __init__(self, exe: NativeExecutable, engine: llvm.ExecutionEngine,
                  entries: list[_Entry]) -> None:
         self._engine = engine  # owns the code the entries point into
@@ -98,12 +98,8 @@ class NativeExecutable_(Executable):
                  bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
         e = self._entries[entry]
         meta = e.meta
-        if len(bindings) != meta.num_bindings:
-            raise RuntimeFault(f"dispatch of '{meta.name}': {len(bindings)} binding(s) given, "
-                               f"the entry point takes {meta.num_bindings}")
-        if len(constants) != meta.num_push_constants:
-            raise RuntimeFault(f"dispatch of '{meta.name}': {len(constants)} push constant(s) "
-                               f"given, the entry point takes {meta.num_push_constants}")
+        check_dispatch_arity(meta.name, bindings, constants, meta.num_bindings,
+                             meta.num_push_constants)
         consts = [int(c) for c in constants]
         where = f"llvm-cpu dispatch '{meta.name}'"
         for access, size in zip(meta.accesses, e.sizes):
@@ -116,7 +112,7 @@ class NativeExecutable_(Executable):
         runner.run(count, lambda begin, end: fn(pointers, pushed, begin, end))
 
 
-def load_native_executable(payload: memoryview) -> NativeExecutable_:
+def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
     exe = decode_native_executable(payload)
     triple, have, tm = _host()
     _check_compatible(exe, triple, have)
@@ -134,7 +130,7 @@ def load_native_executable(payload: memoryview) -> NativeExecutable_:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")
         entries.append(_Entry(meta, _ENTRY_TYPE(address)))
-    return NativeExecutable_(exe, engine, entries)
+    return LoadedNativeExecutable(exe, engine, entries)
 
 
 LLVM_CPU_LOADER = LoaderInfo(FORMAT, load_native_executable,

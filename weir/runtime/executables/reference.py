@@ -40,7 +40,7 @@ from weir.runtime.executables.reference_layout import from_loop_space, to_loop_s
 from weir.runtime.executables.reference_scalar_ops import _to, compute_dtype
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.element_types import numpy_dtype
-from weir.runtime.hal.executable import Executable, LoaderInfo
+from weir.runtime.hal.executable import Executable, LoaderInfo, check_dispatch_arity
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
 FORMAT = "reference"
@@ -313,12 +313,7 @@ class ReferenceExecutable(Executable):
         """Runs the whole iteration space at once; the workgroup count is irrelevant here."""
         prepared = self._entries[entry]
         ep = prepared.entry
-        if len(bindings) != ep.num_bindings:
-            raise RuntimeFault(f"dispatch of '{ep.name}': {len(bindings)} binding(s) given, "
-                               f"the entry point takes {ep.num_bindings}")
-        if len(constants) != ep.num_push_constants:
-            raise RuntimeFault(f"dispatch of '{ep.name}': {len(constants)} push constant(s) given, "
-                               f"the entry point takes {ep.num_push_constants}")
+        check_dispatch_arity(ep.name, bindings, constants, ep.num_bindings, ep.num_push_constants)
         consts = [int(c) for c in constants]
         values: Values = []
         with np.errstate(all="ignore"):

@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from weir.errors import LoadError
+from weir.errors import LoadError, RuntimeFault
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
@@ -31,6 +31,18 @@ class Executable(ABC):
                  bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
         """Runs one dispatch to completion before returning; an executable that splits its work
         into workgroups runs them through `runner`, the device's."""
+
+
+def check_dispatch_arity(entry: str, bindings: Sequence[Buffer], constants: Sequence[int],
+                         num_bindings: int, num_push_constants: int) -> None:
+    """What every loader checks before running an entry point: a module whose host code passes
+    the wrong number of bindings or constants is a fault, not an index error or a wild read."""
+    if len(bindings) != num_bindings:
+        raise RuntimeFault(f"dispatch of '{entry}': {len(bindings)} binding(s) given, "
+                           f"the entry point takes {num_bindings}")
+    if len(constants) != num_push_constants:
+        raise RuntimeFault(f"dispatch of '{entry}': {len(constants)} push constant(s) given, "
+                           f"the entry point takes {num_push_constants}")
 
 
 ExecutableLoader = Callable[[memoryview], Executable]

@@ -25,14 +25,35 @@ def _symbol(name: str) -> str:
     return "weir_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
-def compile_module(module: ir.Module, cpu: CpuTarget) -> bytes:
-    """LLVM IR text -> optimised object code."""
+def optimize(module: ir.Module | str, cpu: CpuTarget) -> llvm.ModuleRef:
+    """Parsed, verified and run through LLVM's O3 pipeline for `cpu`."""
     parsed = llvm.parse_assembly(str(module))
     parsed.verify()
     tm = cpu.target_machine()
     pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3))
     pb.getModulePassManager().run(parsed, pb)
-    return tm.emit_object(parsed)  # type: ignore[no-any-return]
+    return parsed
+
+
+def compile_module(module: ir.Module | str, cpu: CpuTarget) -> bytes:
+    """LLVM IR -> optimised object code."""
+    return cpu.target_machine().emit_object(optimize(module, cpu))  # type: ignore[no-any-return]
+
+
+class Jit:
+    """Generated code loaded into this process, for tests and benchmarks that call it directly
+    (modules load their executables through the runtime's loader instead)."""
+
+    def __init__(self, module: ir.Module | str, cpu: CpuTarget) -> None:
+        parsed = optimize(module, cpu)
+        self.optimized_ir = str(parsed)
+        machine = cpu.target_machine()
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        self.engine.add_object_file(llvm.ObjectFileRef.from_data(machine.emit_object(parsed)))
+        self.engine.finalize_object()
+
+    def address(self, name: str) -> int:
+        return self.engine.get_function_address(name)  # type: ignore[no-any-return]
 
 
 class LLVMCPUTarget(Target):
