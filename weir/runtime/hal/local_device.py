@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 
 from weir.errors import WeirError
 from weir.runtime.hal.buffer import Allocator, Buffer
+from weir.runtime.hal.buffer_pool import PoolingAllocator
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.command_execution import copy_bytes, execute_command_buffers, fill_bytes
 from weir.runtime.hal.device import Device
@@ -28,7 +29,7 @@ _WHAT: dict[QueueOpKind, str] = {kind: f"queue {kind}" for kind in QUEUE_OP_KIND
 class LocalDevice(Device):
     def __init__(self) -> None:
         super().__init__()
-        self._allocator = Allocator()
+        self._allocator = PoolingAllocator()
         # Runs the workgroups of each dispatch; local-task replaces it with a parallel one.
         self._workgroups: WorkgroupRunner = InlineWorkgroups()
 

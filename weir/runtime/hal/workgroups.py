@@ -125,3 +125,4 @@ class ParallelWorkgroups(WorkgroupRunner):
                 join.finish(e)
             else:
                 join.finish(None)
+            task = body = join = None  # type: ignore[assignment]  # hold nothing while idle

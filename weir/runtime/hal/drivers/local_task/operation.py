@@ -97,6 +97,9 @@ class Operation:
             failure = None if work is None else run_work(self.what, work)
         except BaseException as e:  # SystemExit from a kernel must not take a worker down
             failure = failure_message(self.what, e)
+        # Release what the work captured before the signal wakes the host, which may drop the
+        # call's buffers and allocate the next ones at once (the pool reuses only free memory).
+        work = None
         self.finish(failure)
 
     def finish(self, failure: str | None) -> None:

@@ -59,3 +59,6 @@ class WorkerPool:
                     op.run()
             except BaseException:
                 pass  # op.run reports through the fence; a worker thread must outlive any bug
+            # Let go of the finished operation now rather than when the next one arrives: its
+            # work holds the buffers of the call, which the caller may already have dropped.
+            op = None

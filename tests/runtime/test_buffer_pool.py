@@ -1,0 +1,43 @@
+"""Large buffers are reused once nothing refers to their memory, and never while a caller still
+holds a view of it; small ones are always fresh and zeroed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from weir.runtime.hal.buffer_pool import POOL_MIN_BYTES, PoolingAllocator
+
+
+def test_a_dropped_large_buffer_is_reused_for_the_same_size() -> None:
+    pool = PoolingAllocator()
+    first = pool.allocate(POOL_MIN_BYTES)
+    address = first.address
+    del first
+    assert pool.pooled_bytes == POOL_MIN_BYTES
+    again = pool.allocate(POOL_MIN_BYTES)
+    assert again.address == address and pool.pooled_bytes == 0
+    other = pool.allocate(2 * POOL_MIN_BYTES)
+    assert other.address != address
+
+
+def test_memory_a_caller_still_views_is_never_reused() -> None:
+    pool = PoolingAllocator()
+    buffer = pool.allocate(POOL_MIN_BYTES)
+    view = buffer.data.view(np.float32)
+    view[:] = 7.0
+    del buffer
+    assert pool.pooled_bytes == 0
+    fresh = pool.allocate(POOL_MIN_BYTES)
+    fresh.data[:] = 0
+    assert (view == 7.0).all()
+
+
+def test_small_buffers_are_fresh_and_zeroed_and_the_pool_is_bounded() -> None:
+    pool = PoolingAllocator(max_pooled_bytes=2 * POOL_MIN_BYTES, max_per_size=4)
+    small = pool.allocate(64)
+    small.data[:] = 1
+    del small
+    assert not pool.allocate(64).data.any()
+    buffers = [pool.allocate(POOL_MIN_BYTES) for _ in range(3)]
+    del buffers
+    assert pool.pooled_bytes == 2 * POOL_MIN_BYTES
