@@ -23,6 +23,7 @@ POOL_MIN_BYTES = 1 << 20
 
 class PoolingAllocator(Allocator):
     def __init__(self, max_pooled_bytes: int = 1 << 30, max_per_size: int = 4) -> None:
+        super().__init__()
         self._free: dict[int, list[np.ndarray]] = {}
         self._pooled = 0
         self._max_pooled = max_pooled_bytes
