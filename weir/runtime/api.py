@@ -90,7 +90,7 @@ class Function:
         """Calls with VM values (BufferViews, ints, floats, refs); returns the results as a tuple.
         For coarse-fences functions, fences are supplied and awaited here."""
         self._check_arity(args)
-        return self._invoke_awaited(args)
+        return self._invoke_coarse(args) if self._coarse else self._invoke(*args)
 
     def invoke_async(self, args: Sequence[Any], wait: Fence, signal: Fence) -> tuple[Any, ...]:
         """Calls a coarse-fences function with the caller's fences and returns as soon as its
@@ -112,10 +112,8 @@ class Function:
             raise InputError(f"function '{self.name.split('.', 1)[-1]}' expects "
                              f"{self._num_user_args} argument(s), got {len(args)}")
 
-    def _invoke_awaited(self, args: Sequence[Any]) -> tuple[Any, ...]:
-        """A synchronous call; a coarse-fences function gets fences and is waited for."""
-        if not self._coarse:
-            return self._invoke(*args)
+    def _invoke_coarse(self, args: Sequence[Any]) -> tuple[Any, ...]:
+        """A synchronous call of a coarse-fences function: it gets fences and is waited for."""
         signal = Fence.create()
         results = self._invoke(*args, Fence(), signal)
         signal.wait(None)
@@ -138,12 +136,14 @@ class Function:
     def __call__(self, *args: Any) -> Any:
         """numpy arrays / Python scalars in; numpy arrays (copies) / scalars out. One result is
         returned as is, several as a tuple, none as None."""
-        self._check_arity(args)
+        if len(args) != self._num_user_args:
+            self._check_arity(args)
         allocator = self._allocator
-        results = self._invoke_awaited(
-            [convert(a, allocator) for convert, a in zip(self._converters, args)])
+        vm_args = [convert(a, allocator) for convert, a in zip(self._converters, args)]
+        results = self._invoke_coarse(vm_args) if self._coarse else self._invoke(*vm_args)
         if len(results) == 1:
-            return _from_vm(results[0])
+            result = results[0]
+            return result.to_numpy_copy() if isinstance(result, BufferView) else result
         return tuple(map(_from_vm, results)) if results else None
 
     def __repr__(self) -> str:

@@ -47,8 +47,7 @@ class BufferView:
         """Copies `array` into a fresh buffer (callers keep ownership of their array)."""
         arr = np.asarray(array)
         dtype = element_type_of(arr.dtype)
-        buffer = (allocator or Allocator()).allocate(arr.nbytes)
-        np.copyto(np.ndarray(arr.shape, arr.dtype, buffer.data), arr)
+        buffer = (allocator or Allocator()).allocate_copy(arr)
         view = BufferView.__new__(BufferView)  # checked by construction: skip __init__'s checks
         view.buffer = buffer
         view.byte_offset = 0

@@ -24,8 +24,8 @@ class Fence:
     @staticmethod
     def create(semaphore: Semaphore | None = None, value: int = 1) -> Fence:
         """One timepoint; a fresh semaphore at 0 unless one is given."""
-        fence = Fence()
-        fence._points[semaphore or Semaphore(0)] = value
+        fence = Fence.__new__(Fence)  # one point needs none of __init__'s merging
+        fence._points = {semaphore or Semaphore(0): value}
         return fence
 
     @staticmethod
@@ -84,6 +84,9 @@ class Fence:
         point to point in short slices, checking every point for failure in between."""
         if self._all_reached():
             return True
+        if len(self._points) == 1:  # nothing else that could fail meanwhile
+            ((sem, value),) = self._points.items()
+            return sem.wait(value, timeout)
         deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         while True:
             failure = self.failure()

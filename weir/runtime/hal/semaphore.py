@@ -1,5 +1,10 @@
 """Timeline semaphores: a 64-bit value that only increases, or a failure state that carries the
-original error message so every waiter reports the real cause, not "semaphore failed"."""
+original error message so every waiter reports the real cause, not "semaphore failed".
+
+Every call of a compiled program creates, signals and waits on a few semaphores, so they are
+built for that: a plain lock guards the state, reads need no lock, and a thread that has to sleep
+parks on a lock of its own that the next signal (or failure) releases. (A `threading.Condition`
+does the same in Python code and costs microseconds more to create, wait on and notify.)"""
 
 from __future__ import annotations
 
@@ -19,15 +24,11 @@ TimepointCallback = Callable[[str | None], None]
 
 
 class Semaphore:
-    __slots__ = ("_lock", "_cond", "_value", "_failure", "_callbacks", "_seq", "__weakref__")
+    __slots__ = ("_lock", "_value", "_failure", "_callbacks", "_seq", "_sleepers",
+                 "__weakref__")
 
     def __init__(self, initial_value: int = 0) -> None:
-        # A lock guards the state. The condition variable sleeping waiters need is built on that
-        # same lock by the first wait that has to sleep: most semaphores (one per fence, so
-        # several per call) are never slept on, and a Condition costs a microsecond to make (an
-        # RLock, because a Condition over a plain Lock costs three times that).
-        self._lock = threading.RLock()
-        self._cond: threading.Condition | None = None
+        self._lock = threading.Lock()
         self._value = initial_value
         self._failure: str | None = None
         # A heap by value (then registration order): a signal pops only the callbacks it
@@ -35,6 +36,9 @@ class Semaphore:
         # O(log n) per signal instead of rescanning every pending callback.
         self._callbacks: list[tuple[int, int, TimepointCallback]] = []
         self._seq = 0  # registration order, for the heap; bumped under the lock
+        # Held locks of sleeping waiters; every signal or failure releases (wakes) them all and
+        # each looks again at the state.
+        self._sleepers: list[threading.Lock] = []
 
     @property
     def failure(self) -> str | None:
@@ -70,8 +74,10 @@ class Semaphore:
             ready = []
             while callbacks and callbacks[0][0] <= value:
                 ready.append(heapq.heappop(callbacks)[2])
-            if self._cond is not None:
-                self._cond.notify_all()
+            # Swapped out under the lock: a waiter that comes later parks on the new list.
+            sleepers, self._sleepers = self._sleepers, []
+        for sleeper in sleepers:
+            sleeper.release()
         for cb in ready:
             cb(None)
 
@@ -84,8 +90,9 @@ class Semaphore:
             self._failure = message
             ready = [cb for _, _, cb in sorted(self._callbacks)]
             self._callbacks = []
-            if self._cond is not None:
-                self._cond.notify_all()
+            sleepers, self._sleepers = self._sleepers, []
+        for sleeper in sleepers:
+            sleeper.release()
         for cb in ready:
             cb(message)
 
@@ -95,11 +102,8 @@ class Semaphore:
         if self.reached(value):
             return True
         deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
-        with self._lock:
-            cond = self._cond
-            if cond is None:
-                cond = self._cond = threading.Condition(self._lock)
-            while True:
+        while True:
+            with self._lock:
                 if self._failure is not None:
                     raise RuntimeFault(self._failure)
                 if self._value >= value:
@@ -111,7 +115,13 @@ class Semaphore:
                     if remaining <= 0:
                         return False
                     slice_s = min(remaining, _WAIT_SLICE_S)
-                cond.wait(slice_s)
+                sleeper = threading.Lock()
+                sleeper.acquire()
+                self._sleepers.append(sleeper)
+            if not sleeper.acquire(True, slice_s):
+                with self._lock:  # timed out: withdraw, unless a signal took it meanwhile
+                    if sleeper in self._sleepers:
+                        self._sleepers.remove(sleeper)
 
     def on_reached(self, value: int, callback: TimepointCallback) -> None:
         """Runs `callback` (on the signalling thread, or now) when `value` is reached or the

@@ -29,9 +29,10 @@ class HalState:
 
 
 # Every call of a compiled program passes through about ten of these functions, so operands are
-# checked the cheap way first (`type(x) is K`) before `_expect` does the full check and says what
-# is wrong. Devices are instances of subclasses of an ABC, for which `isinstance` runs Python code
-# in `abc` (about 0.5 µs): the classes already accepted are remembered instead.
+# checked the cheap way first (`type(x) is K`, inline in the hottest functions) before `_expect`
+# does the full check and says what is wrong. Devices are instances of subclasses of an ABC, for
+# which `isinstance` runs Python code in `abc` (about 0.5 µs): the classes already accepted are
+# remembered instead.
 _DEVICE_CLASSES: set[type] = set()
 
 
@@ -117,7 +118,9 @@ class HalModule(NativeModule):
 
     @export("0rI_r", name="allocator.allocate")
     def allocator_allocate(self, state: HalState, device: Any, size: int) -> Buffer:
-        return _device(device, "allocator.allocate").allocator.allocate(size)
+        if type(device) not in _DEVICE_CLASSES:
+            _device(device, "allocator.allocate")
+        return device.allocator.allocate(size)  # type: ignore[no-any-return]
 
     @export("0rr_r", name="allocator.import_rodata")
     def allocator_import_rodata(self, state: HalState, device: Any, data: Any) -> Buffer:
@@ -149,7 +152,9 @@ class HalModule(NativeModule):
 
     @export("0r_r", name="command_buffer.create")
     def command_buffer_create(self, state: HalState, device: Any) -> CommandBuffer:
-        return _device(device, "command_buffer.create").create_command_buffer()
+        if type(device) not in _DEVICE_CLASSES:
+            _device(device, "command_buffer.create")
+        return device.create_command_buffer()  # type: ignore[no-any-return]
 
     @export("0rrirrr_", name="command_buffer.dispatch", arity_only=True)
     def command_buffer_dispatch(self, state: HalState, cb: Any, executable: Any, entry: int,
@@ -187,7 +192,9 @@ class HalModule(NativeModule):
 
     @export("0r_r", name="fence.create")
     def fence_create(self, state: HalState, device: Any) -> Fence:
-        return Fence.create(_device(device, "fence.create").create_semaphore(0), 1)
+        if type(device) not in _DEVICE_CLASSES:
+            _device(device, "fence.create")
+        return Fence.create(device.create_semaphore(0), 1)
 
     @export("0r_r", name="fence.join", arity_only=True)
     def fence_join(self, state: HalState, fences: tuple[Fence | None, ...]) -> Fence:
@@ -234,7 +241,9 @@ class HalModule(NativeModule):
     def queue_execute(self, state: HalState, device: Any, wait: Any, signal: Any,
                       cbs: tuple[CommandBuffer, ...]) -> None:
         f = "device.queue.execute"
-        _device(device, f).queue_execute(
+        if type(device) not in _DEVICE_CLASSES:
+            _device(device, f)
+        device.queue_execute(
             _fence_or_none(wait, f, "wait"),
             signal if type(signal) is Fence else _expect(signal, Fence, f, "signal"), tuple(cbs))
 
