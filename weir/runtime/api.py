@@ -90,7 +90,7 @@ class Function:
         """Calls with VM values (BufferViews, ints, floats, refs); returns the results as a tuple.
         For coarse-fences functions, fences are supplied and awaited here."""
         self._check_arity(args)
-        return self._invoke_coarse(args) if self._coarse else self._invoke(*args)
+        return self._invoke_coarse(args) if self._coarse else self._invoke(args)
 
     def invoke_async(self, args: Sequence[Any], wait: Fence, signal: Fence) -> tuple[Any, ...]:
         """Calls a coarse-fences function with the caller's fences and returns as soon as its
@@ -105,7 +105,7 @@ class Function:
                 raise InputError(f"function '{self.name}': the {what} fence must be a Fence, "
                                  f"got {type(fence).__name__}")
         self._check_arity(args)
-        return self._invoke(*args, wait, signal)
+        return self._invoke([*args, wait, signal])
 
     def _check_arity(self, args: Sequence[Any]) -> None:
         if len(args) != self._num_user_args:
@@ -115,11 +115,11 @@ class Function:
     def _invoke_coarse(self, args: Sequence[Any]) -> tuple[Any, ...]:
         """A synchronous call of a coarse-fences function: it gets fences and is waited for."""
         signal = Fence.create()
-        results = self._invoke(*args, Fence(), signal)
+        results = self._invoke([*args, Fence(), signal])
         signal.wait(None)
         return results
 
-    def _invoke(self, *call_args: Any) -> tuple[Any, ...]:
+    def _invoke(self, call_args: Sequence[Any]) -> tuple[Any, ...]:
         try:
             result = self._call(*call_args)
         except WeirError:
@@ -140,7 +140,7 @@ class Function:
             self._check_arity(args)
         allocator = self._allocator
         vm_args = [convert(a, allocator) for convert, a in zip(self._converters, args)]
-        results = self._invoke_coarse(vm_args) if self._coarse else self._invoke(*vm_args)
+        results = self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args)
         if len(results) == 1:
             result = results[0]
             return result.to_numpy_copy() if isinstance(result, BufferView) else result
@@ -152,7 +152,7 @@ class Function:
 
 def _ref_to_vm(value: Any, allocator: Allocator | None) -> Any:
     """Arrays (and numpy scalars) are copied into a fresh buffer; other refs pass as they are."""
-    if type(value) is np.ndarray or isinstance(value, (np.ndarray, np.generic)):
+    if isinstance(value, (np.ndarray, np.generic)):
         return BufferView.from_numpy(value, allocator)
     return value
 

@@ -5,7 +5,6 @@ memoryviews (an mmap of the module file) and refuse writes."""
 from __future__ import annotations
 
 import ctypes
-import threading
 
 import numpy as np
 
@@ -40,15 +39,15 @@ class Buffer:
         return address
 
     @staticmethod
-    def _owning(data: np.ndarray, address: int | None = None) -> Buffer:
-        """A buffer over a fresh writable 1-D uint8 array made by this module (and its address,
-        when known): made without `__init__`, whose checks of a caller's array cannot fail for it
-        and cost more than the rest (allocations happen on every call)."""
+    def _owning(data: np.ndarray) -> Buffer:
+        """A buffer over a fresh writable 1-D uint8 array made by this module: made without
+        `__init__`, whose checks of a caller's array cannot fail for it and cost more than the
+        rest (allocations happen on every call)."""
         buffer = Buffer.__new__(Buffer)
         buffer.data = data
         buffer.byte_length = len(data)
         buffer.read_only = False
-        buffer._address = address
+        buffer._address = None
         return buffer
 
     @staticmethod
@@ -80,68 +79,22 @@ def _address_of(data: np.ndarray) -> int:
         return int(data.ctypes.data)
 
 
-# Buffers up to _SMALL_BYTES are carved from shared blocks of _BLOCK_BYTES, each starting on an
-# _ALIGN boundary (a cache line; the widest vector loads).
-_SMALL_BYTES = 256
-_BLOCK_BYTES = 4096
-_ALIGN = 64
-
-
 class Allocator:
-    """Allocates zeroed host buffers.
-
-    Small programs allocate a few small buffers on every call, so those are carved from shared
-    zeroed blocks: a slice of a block costs a fraction of a fresh array, and its address is the
-    block's plus an offset, where asking numpy (through ctypes) costs about a microsecond per
-    buffer, which a native dispatch needs for every binding. A block is freed with the last of
-    its buffers: a small buffer kept alive keeps at most one block. Larger buffers are arrays of
-    their own: np.zeros maps lazily-zeroed pages, as cheap as np.empty, and keeps results
-    deterministic when a kernel leaves bytes unwritten."""
-
-    def __init__(self) -> None:
-        self._block_lock = threading.Lock()
-        self._block = np.zeros(0, _UINT8)  # the block being carved, its address, and how much
-        self._block_address = 0            # of it is taken (all: the first carve makes one)
-        self._used = _BLOCK_BYTES
+    """Allocates zeroed host buffers (np.zeros maps lazily-zeroed pages, as cheap as np.empty,
+    and keeps results deterministic when a kernel leaves bytes unwritten)."""
 
     def allocate(self, size: int) -> Buffer:
         if type(size) is not int or size < 0:
             raise RuntimeFault(f"cannot allocate {size!r} bytes")
-        if size > _SMALL_BYTES:
-            return Buffer._owning(np.zeros(size, _UINT8))
-        block, offset, address = self._carve(size)
-        return Buffer._owning(block[offset:offset + size], address)
+        return Buffer._owning(np.zeros(size, _UINT8))
 
     def allocate_copy(self, array: np.ndarray) -> Buffer:
         """A fresh buffer holding `array`'s bytes in C order (the array itself is not kept)."""
-        size = array.nbytes
-        if size <= _SMALL_BYTES:
-            block, offset, address = self._carve(size)
-            data = block[offset:offset + size]
-            data.data[:] = array.tobytes()
-            return Buffer._owning(data, address)
-        try:
-            raw = bytearray(array)  # one copy, straight from the array's memory
-        except ValueError:  # a dtype the buffer protocol cannot describe (bfloat16)
-            raw = bytearray(array.tobytes())
-        return Buffer._owning(np.frombuffer(raw, _UINT8))
+        try:  # a byte view of the array, copied: one copy, the cheapest way numpy offers
+            data = np.frombuffer(array, _UINT8).copy()
+        except ValueError:  # not C-contiguous: tobytes gathers it in C order
+            data = np.frombuffer(array.tobytes(), _UINT8).copy()
+        return Buffer._owning(data)
 
     def import_readonly(self, data: memoryview | bytes) -> Buffer:
         return Buffer.wrap_readonly(data)
-
-    def _carve(self, size: int) -> tuple[np.ndarray, int, int]:
-        """Reserves `size` bytes of a block: (block, offset, address of the bytes)."""
-        with self._block_lock:
-            offset = self._used
-            if offset + size > _BLOCK_BYTES:
-                self._new_block()
-                offset = 0
-            self._used = offset + -(-size // _ALIGN) * _ALIGN
-            return self._block, offset, self._block_address + offset
-
-    def _new_block(self) -> None:
-        raw = np.zeros(_BLOCK_BYTES + _ALIGN, _UINT8)
-        address = _address_of(raw)
-        skip = -address % _ALIGN
-        self._block = raw[skip:skip + _BLOCK_BYTES]
-        self._block_address = address + skip

@@ -45,7 +45,7 @@ class BufferView:
     @staticmethod
     def from_numpy(array: np.ndarray, allocator: Allocator | None = None) -> BufferView:
         """Copies `array` into a fresh buffer (callers keep ownership of their array)."""
-        arr = np.asarray(array)
+        arr = array if type(array) is np.ndarray else np.asarray(array)
         dtype = element_type_of(arr.dtype)
         buffer = (allocator or Allocator()).allocate_copy(arr)
         view = BufferView.__new__(BufferView)  # checked by construction: skip __init__'s checks

@@ -74,8 +74,13 @@ class Semaphore:
             ready = []
             while callbacks and callbacks[0][0] <= value:
                 ready.append(heapq.heappop(callbacks)[2])
-            # Swapped out under the lock: a waiter that comes later parks on the new list.
-            sleepers, self._sleepers = self._sleepers, []
+            # Taken under the lock; never the live list, on which a waiter may park once the
+            # lock is released.
+            sleepers: list[threading.Lock] | tuple[()] = self._sleepers
+            if sleepers:
+                self._sleepers = []
+            else:
+                sleepers = ()
         for sleeper in sleepers:
             sleeper.release()
         for cb in ready:
