@@ -58,12 +58,29 @@ def _check_compatible(exe: NativeExecutable, triple: str, have: frozenset[str]) 
 
 
 class _Entry:
-    __slots__ = ("meta", "fn", "sizes")
+    """An entry point with what its dispatches check worked out once: each access as (binding,
+    end offset when its shape is static else None, whether it writes)."""
+
+    __slots__ = ("meta", "fn", "sizes", "fast_checks")
 
     def __init__(self, meta: NativeEntry, fn: ctypes._CFuncPtr) -> None:
         self.meta = meta
         self.fn = fn
         self.sizes = tuple(BY_NAME[a.dtype].byte_size for a in meta.accesses)
+        self.fast_checks = tuple(
+            (a.binding, None if any(isinstance(d, PushDim) for d in a.shape)
+             else a.offset + math.prod(a.shape) * size, a.writes)  # type: ignore[arg-type]
+            for a, size in zip(meta.accesses, self.sizes))
+
+    def check(self, bindings: Sequence[Buffer], constants: Sequence[int]) -> None:
+        """Static extents are compared directly; anything dynamic or out of range goes through
+        `_check_access`, which computes the extent and names the problem."""
+        for (binding, end, writes), access, size in zip(self.fast_checks, self.meta.accesses,
+                                                        self.sizes):
+            buffer = bindings[binding]
+            if end is None or end > buffer.byte_length or (writes and buffer.read_only):
+                _check_access(access, size, buffer, constants,
+                              f"llvm-cpu dispatch '{self.meta.name}'")
 
 
 def _dim(d: Dim, constants: Sequence[int]) -> int:
@@ -101,14 +118,15 @@ class LoadedNativeExecutable(Executable):
         check_dispatch_arity(meta.name, bindings, constants, meta.num_bindings,
                              meta.num_push_constants)
         consts = [int(c) for c in constants]
-        where = f"llvm-cpu dispatch '{meta.name}'"
-        for access, size in zip(meta.accesses, e.sizes):
-            _check_access(access, size, bindings[access.binding], consts, where)
+        e.check(bindings, consts)
         pointers = (ctypes.c_void_p * max(1, len(bindings)))(*[b.address for b in bindings])
         pushed = (ctypes.c_int64 * max(1, len(consts)))(*consts)
         extent = _dim(meta.grid_extent, consts)
         count = -(-extent // meta.grid_tile)
         fn = e.fn
+        if count == 1:  # nothing to spread: skip the runner
+            fn(pointers, pushed, 0, 1)
+            return
         runner.run(count, lambda begin, end: fn(pointers, pushed, begin, end))
 
 
