@@ -113,3 +113,23 @@ def test_bindings_are_checked_before_native_code_runs() -> None:
         exe.dispatch(0, (1, 1, 1), [100], [readonly], InlineWorkgroups())
     with pytest.raises(RuntimeFault, match="0 push constant.*takes 1"):
         exe.dispatch(0, (1, 1, 1), [], [small], InlineWorkgroups())
+
+
+def test_a_symbol_the_process_lacks_is_a_load_error_not_a_jump_to_zero() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    triple = llvm.get_process_triple()
+    m = ir.Module("needs")
+    m.triple = triple
+    missing = ir.Function(m, ir.FunctionType(ir.VoidType(), []), "weir_test_no_such_symbol")
+    caller = ir.Function(m, ir.FunctionType(ir.VoidType(), []), "weir_caller")
+    b = ir.IRBuilder(caller.append_basic_block("entry"))
+    b.call(missing, [])
+    b.ret_void()
+    tm = llvm.Target.from_triple(triple).create_target_machine(reloc="pic")
+    extra = tm.emit_object(llvm.parse_assembly(str(m)))
+    exe = decode_native_executable(_payload())
+    payload = encode_native_executable(NativeExecutable(
+        exe.triple, exe.cpu, exe.features, exe.entries, exe.objects + (extra,)))
+    with pytest.raises(LoadError, match="needs symbol\\(s\\) weir_test_no_such_symbol"):
+        load_native_executable(memoryview(payload))

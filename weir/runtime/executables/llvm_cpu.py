@@ -25,6 +25,7 @@ from weir.format.native_executable import (
     decode_native_executable,
 )
 from weir.format.reference_kernel import Dim, PushDim
+from weir.runtime.executables.elf_symbols import symbols
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.executable import Executable, LoaderInfo, check_dispatch_arity
 from weir.runtime.hal.workgroups import WorkgroupRunner
@@ -130,10 +131,32 @@ class LoadedNativeExecutable(Executable):
         runner.run(count, lambda begin, end: fn(pointers, pushed, begin, end))
 
 
+# Defined by the in-memory linker itself while it links (position-independent code refers to it).
+_LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_"})
+
+
+def _check_imports(exe: NativeExecutable) -> None:
+    """Every symbol the objects need must come from one of them or from this process (libc,
+    libm); LLVM's linker would leave a missing one at address 0."""
+    defined: set[str] = set()
+    undefined: set[str] = set()
+    for code in exe.objects:
+        d, u = symbols(code)
+        defined |= d
+        undefined |= u
+    process = ctypes.CDLL(None)
+    missing = sorted(name for name in undefined - defined - _LINKER_SYMBOLS
+                     if not hasattr(process, name))
+    if missing:
+        raise LoadError(f"llvm-cpu executable needs symbol(s) {', '.join(missing)} that this "
+                        "process does not provide")
+
+
 def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
     exe = decode_native_executable(payload)
     triple, have, tm = _host()
     _check_compatible(exe, triple, have)
+    _check_imports(exe)
     try:
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         for code in exe.objects:
