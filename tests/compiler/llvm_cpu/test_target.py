@@ -50,6 +50,22 @@ def test_generic_x86_64_module_needs_only_baseline_features_and_runs_here() -> N
     np.testing.assert_array_equal(ctx.lookup_function("mul")(a, a), a * a)
 
 
+def test_f16_runs_on_a_cpu_without_f16c() -> None:
+    """Half conversions are integer code, so nothing calls `__extendhfsf2`/`__truncsfhf2`."""
+    src = """
+    func.func @h(%a: tensor<5xf16>, %b: tensor<5xf16>) -> tensor<5xf16> {
+      %0 = arith.mulf %a, %b : tensor<5xf16>
+      return %0 : tensor<5xf16>
+    }"""
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",), llvmcpu_target_cpu="x86-64")
+    ctx = weir.load([weir.compile_string(src, "h.mlir", options)], device="local-sync")
+    a = np.array([1, 2.5, -3, 6e-5, 300], np.float16)
+    b = np.array([2, 0.5, 7, 0.5, 300], np.float16)
+    with np.errstate(over="ignore"):
+        expected = (a.astype(np.float32) * b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(ctx.lookup_function("h")(a, b), expected)
+
+
 def test_unknown_cpu_and_malformed_features_are_usage_errors() -> None:
     with pytest.raises(UsageError, match="unknown CPU 'pentium9'"):
         _compile("pentium9")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from weir.compiler.targets.llvm_cpu.halfs import half_to_float
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.errors import UsageError
 
@@ -151,32 +152,12 @@ def _widen(b: ir.IRBuilder, value: ir.Value, src: str, dst: str, native_half: bo
         bits = b.shl(b.zext(value, _vector_type("i32", lanes)), _splat_i32(16, lanes))
         return _widen(b, b.bitcast(bits, _vector_type("f32", lanes)), "f32", dst, native_half)
     if src == "f16" and not native_half:
-        return _widen(b, _half_to_float(b, value), "f32", dst, native_half)
+        return _widen(b, half_to_float(b, value), "f32", dst, native_half)
     if src in _FLOATS:
         return b.fpext(value, _vector_type(dst, lanes))
     if dst in _FLOATS:
         return b.sitofp(value, _vector_type(dst, lanes))
     return b.sext(value, _vector_type(dst, lanes))
-
-
-def _half_to_float(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
-    """f16 -> f32 with integer operations, for CPUs without F16C, where LLVM would otherwise
-    call `__extendhfsf2`, a symbol an in-memory linker may not find. Exact for every input,
-    and without subnormal f32 arithmetic, which a flush-to-zero mode would spoil."""
-    lanes = value.type.count
-    f32, i32 = _vector_type("f32", lanes), _vector_type("i32", lanes)
-    half = b.zext(b.bitcast(value, _vector_type("bf16", lanes)), i32)
-    magnitude = b.and_(half, _splat_i32(0x7FFF, lanes))
-    shifted = b.shl(magnitude, _splat_i32(13, lanes))
-    normal = b.add(shifted, _splat_i32((127 - 15) << 23, lanes))
-    special = b.or_(shifted, _splat_i32(0x7F800000, lanes))
-    subnormal = b.bitcast(b.fmul(b.sitofp(magnitude, f32),
-                                 ir.Constant(f32, [2.0 ** -24] * lanes)), i32)
-    bits = b.select(b.icmp_unsigned("<", magnitude, _splat_i32(0x0400, lanes)), subnormal,
-                    b.select(b.icmp_unsigned("<", magnitude, _splat_i32(0x7C00, lanes)), normal,
-                             special))
-    sign = b.shl(b.and_(half, _splat_i32(0x8000, lanes)), _splat_i32(16, lanes))
-    return b.bitcast(b.or_(bits, sign), f32)
 
 
 def _check_kinds(lhs: str, rhs: str, acc: str) -> None:

@@ -2,7 +2,8 @@
 (weir/format/reference_kernel.py) as LLVM instructions.
 
 f16 and bf16 are computed in f32 registers and rounded when stored or truncated, as the reference
-target does. i1 is a byte in memory and an `i1` in registers. Integer division by zero gives 0
+target does; both are kept as their bits in memory and converted with integer operations
+(halfs.py), so no code calls a conversion routine the process may lack. i1 is a byte in memory and an `i1` in registers. Integer division by zero gives 0
 (the reference target's numpy result) instead of the trap x86 raises, so a program's bad divisor
 is a wrong value, never a crashed process."""
 
@@ -12,10 +13,11 @@ from typing import Callable
 
 import llvmlite.ir as ir
 
+from weir.compiler.targets.llvm_cpu.halfs import float_to_half, half_to_float
 from weir.format.element_types import BY_NAME
 from weir.format.vm_isa import Scalar
 
-F32, F64, F16 = ir.FloatType(), ir.DoubleType(), ir.HalfType()
+F32, F64 = ir.FloatType(), ir.DoubleType()
 I1, I8, I16, I32, I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
 
 # Reductions may combine in any order (linalg leaves it unspecified), so their combiners carry
@@ -28,9 +30,7 @@ def memory_type(dtype: str) -> ir.Type:
         return F32
     if dtype == "f64":
         return F64
-    if dtype == "f16":
-        return F16
-    if dtype == "bf16":
+    if dtype in ("f16", "bf16"):
         return I16
     if dtype == "i1":
         return I8
@@ -50,9 +50,13 @@ def is_float(dtype: str) -> bool:
 
 
 def load_element(b: ir.IRBuilder, ptr: ir.Value, dtype: str) -> ir.Value:
-    raw = b.load(ptr)
+    return from_memory(b, b.load(ptr), dtype)
+
+
+def from_memory(b: ir.IRBuilder, raw: ir.Value, dtype: str) -> ir.Value:
+    """A value as memory holds it (`memory_type(dtype)`) in its register type."""
     if dtype == "f16":
-        return b.fpext(raw, F32)
+        return half_to_float(b, raw)
     if dtype == "bf16":
         return b.bitcast(b.shl(b.zext(raw, I32), I32(16)), F32)
     if dtype == "i1":
@@ -72,7 +76,7 @@ def round_bf16(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
 
 def to_memory(b: ir.IRBuilder, value: ir.Value, dtype: str) -> ir.Value:
     if dtype == "f16":
-        return b.fptrunc(value, F16)
+        return float_to_half(b, value)
     if dtype == "bf16":
         return round_bf16(b, value)
     if dtype == "i1":
@@ -141,7 +145,7 @@ def _cast(b: ir.IRBuilder, name: str, x: ir.Value, src: str, dst: str) -> ir.Val
         if dst == "bf16":  # keep f32 registers, but round to what bf16 can hold
             return b.bitcast(b.shl(b.zext(round_bf16(b, x), I32), I32(16)), F32)
         if dst == "f16":
-            return b.fpext(b.fptrunc(x, F16), F32)
+            return half_to_float(b, float_to_half(b, b.fptrunc(x, F32) if x.type == F64 else x))
         if x.type == to:
             return x
         return b.fpext(x, to) if name == "extf" else b.fptrunc(x, to)
@@ -154,10 +158,8 @@ def _cast(b: ir.IRBuilder, name: str, x: ir.Value, src: str, dst: str) -> ir.Val
         sat = "llvm.fptosi.sat" if name == "fptosi" else "llvm.fptoui.sat"
         return intrinsic(b, sat, [x], [to, x.type], to)
     if name == "bitcast":
-        if src in ("f16", "bf16") or dst in ("f16", "bf16"):
-            return _cast(b, "extf", b.bitcast(to_memory(b, x, src), memory_type(dst)), dst, dst) \
-                if is_float(dst) else b.bitcast(to_memory(b, x, src), to)
-        return b.bitcast(x, to)
+        # Through the bits as memory holds them (f16/bf16 are i16 there).
+        return from_memory(b, b.bitcast(to_memory(b, x, src), memory_type(dst)), dst)
     # integer resizes: extsi, extui, trunci, index_cast (signed)
     if x.type.width == to.width:
         return x
