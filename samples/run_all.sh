@@ -67,3 +67,10 @@ weir-compile "$here/multi_device/diamond.mlir" "${mdflags[@]}" \
   --iree-hal-target-device=device_c=local[2] -o diamond.wvm
 weir-run-module --module=diamond.wvm --function=diamond --input=4xf32=1,2,3,4 \
   --device=local-task --device=local-task --device=local-task
+
+say "check_module: a test module written with check ops, run by weir-check-module"
+weir-compile --iree-hal-target-backends=llvm-cpu "$here/check_module/tests.mlir" -o tests.wvm
+weir-check-module --module=tests.wvm --device=local-task
+weir-compile "$here/check_module/wrong.mlir" -o wrong.wvm
+say "check_module: a wrong test fails with the values that differ (exit code 1, expected here)"
+if weir-check-module --module=wrong.wvm; then exit 1; fi

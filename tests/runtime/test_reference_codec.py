@@ -112,7 +112,8 @@ def _window_mutated(k: int, key: str, value: Any) -> bytes:
 @pytest.mark.parametrize("k, key, value, message", [
     (4, "input", 9, r"op 4\.input: 9 is out of range"),
     (4, "filter", "1", "expected an integer, got str"),
-    (1, "shape", [3, 3, 3], "op 4: filter must be a 4-D tensor, got rank 3"),
+    (1, "shape", [3, 3], "op 4: filter must be a 3-D .depthwise. or 4-D tensor, got rank 2"),
+    (1, "shape", [3, 3, 3], "op 4: filter_layout 'HWCF' is not a permutation of 'HWC'"),
     (4, "strides", [0, 1], r"strides\[0\]: 0 is below 1"),
     (4, "strides", [1], "strides must have 2 entries"),
     (4, "dilations", [1, 1, 1], "dilations must have 2 entries"),

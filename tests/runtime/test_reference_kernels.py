@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from kernel_runner import run_kernel
 
-from weir.errors import ModuleFormatError, RuntimeFault
+from weir.errors import RuntimeFault
 from weir.format.reference_kernel import (
     Broadcast,
     Empty,
@@ -67,15 +67,21 @@ def test_reduction_of_a_computed_value_with_the_acc_first() -> None:
     np.testing.assert_allclose(out, (a * 2).max(axis=0))
 
 
-def test_non_combiner_reduction_body_is_rejected_at_load() -> None:
+def test_non_combiner_reduction_body_runs_step_by_step() -> None:
+    # out[i] = (out[i] - a[i, j]) * 0.5 over j, in order: not a combine, so sequential.
+    a = rng.standard_normal((4, 6)).astype(np.float32)
     ops = [
-        Load(0, "f32", (4, 6)), Empty("f32", (4,)),
-        Generic((0,), (1,), ((0, 1), (0,)), ("parallel", "reduction"),
-                (ScalarOp("subf", (1, 0), "f32"),), (2,)),
-        Store(2, 1),
+        Load(0, "f32", (4, 6)), Empty("f32", (4,)), Fill(1, 1.0),
+        Generic((0,), (2,), ((0, 1), (0,)), ("parallel", "reduction"),
+                (ScalarOp("subf", (1, 0), "f32"), ScalarOp("constant", (), "f32", 0.5),
+                 ScalarOp("mulf", (2, 3), "f32")), (4,)),
+        Store(3, 1),
     ]
-    with pytest.raises(ModuleFormatError, match="reference target cannot execute reduction body"):
-        run_kernel(ops, [np.zeros((4, 6), np.float32)], [((4,), "float32")])
+    expected = np.ones(4, np.float32)
+    for j in range(6):
+        expected = (expected - a[:, j]) * np.float32(0.5)
+    (out,) = run_kernel(ops, [a], [((4,), "float32")])
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
 
 
 def test_matmul_accumulates_into_init() -> None:

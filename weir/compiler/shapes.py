@@ -4,7 +4,8 @@ shapes to dispatches without re-deriving them from the runtime."""
 from __future__ import annotations
 
 from weir.compiler.abi.types import dynamic_dim_indices
-from weir.dialects import flow, hal
+from weir.compiler.tensor_shapes import data_movement_dims
+from weir.dialects import flow, hal, linalg_ext
 from weir.ir.upstream import (
     Builder,
     ConstantOp,
@@ -43,10 +44,14 @@ def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
             return list(op.result_dims)
         if isinstance(op, linalg.GenericOp | linalg.FillOp | linalg.MatmulOp |
                       linalg.TransposeOp | linalg.BroadcastOp | linalg.ReduceOp |
-                      linalg.Conv2DNhwc_HwcfOp | linalg.PoolingNchwMaxOp):
+                      linalg.Conv2DNhwc_HwcfOp | linalg.PoolingNchwMaxOp) or \
+                isinstance(op, linalg_ext.KERNEL_OPS):
             outputs = list(op.outputs) if hasattr(op, "outputs") else [op.init]  # type: ignore[attr-defined]
             if value.index < len(outputs):
                 return dynamic_dims(outputs[value.index], where)
+        moved = data_movement_dims(value, where, lambda v: dynamic_dims(v, where))
+        if moved is not None:
+            return moved
     return tensor_dims(value, where)
 
 

@@ -14,14 +14,22 @@ from weir.compiler.options import CompilerOptions
 @dataclass
 class BlobStore:
     blobs: dict[str, bytes] = field(default_factory=dict)
+    # Each distinct content once: a weight two functions (or two constants) share is one
+    # segment of the module file, mapped once at run time.
+    by_content: dict[bytes, str] = field(default_factory=dict)
 
     def add(self, stem: str, data: bytes) -> str:
+        """The key of `data`: an existing one if the same bytes were added before."""
+        data = bytes(data)
+        if data in self.by_content:
+            return self.by_content[data]
         key = stem
         n = 0
         while key in self.blobs:
             n += 1
             key = f"{stem}_{n}"
         self.blobs[key] = data
+        self.by_content[data] = key
         return key
 
 

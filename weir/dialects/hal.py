@@ -179,6 +179,16 @@ class ExecutableLookupOp(IRDLOperation):
 
 
 @irdl_op_definition
+class BufferLoadOp(IRDLOperation):
+    """One element read by the host at a byte offset; its type is the result's."""
+
+    name = "hal.buffer.load"
+    source = operand_def(BufferType)
+    offset = operand_def(IndexType)
+    result = result_def()
+
+
+@irdl_op_definition
 class BufferViewAssertOp(IRDLOperation):
     """Checks an argument's element type and shape (-1 in `shape` = dynamic)."""
 
@@ -341,7 +351,8 @@ HAL = Dialect(
     "hal",
     [
         TensorImportOp, TensorExportOp, TensorAliasOp, TensorBarrierOp, QueueBarrierOp, QueueCopyOp, ExecutableOp, ExecutableBinaryOp, DeviceGetOp,
-        ExecutableLookupOp, BufferViewAssertOp, BufferViewBufferOp, BufferViewDimOp,
+        ExecutableLookupOp, BufferLoadOp, BufferViewAssertOp, BufferViewBufferOp,
+        BufferViewDimOp,
         BufferViewCreateOp, AllocatorAllocateOp, AllocatorImportRodataOp, CommandBufferCreateOp,
         CommandBufferDispatchOp, CommandBufferCopyOp, CommandBufferBarrierOp,
         CommandBufferFinalizeOp, FenceCreateOp, FenceJoinOp, FenceAwaitOp, QueueExecuteOp,

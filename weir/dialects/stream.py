@@ -237,6 +237,17 @@ class AsyncTransferOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ResourceLoadOp(IRDLOperation):
+    """Reads one element of a resource on the host, at a byte offset (`tensor.extract`); a
+    `stream.timepoint.await` before it makes sure the contents are ready."""
+
+    name = "stream.resource.load"
+    source = operand_def(ResourceType)
+    offset = operand_def(IndexType)
+    result = result_def()
+
+
+@irdl_op_definition
 class YieldOp(IRDLOperation):
     name = "stream.yield"
     traits = traits_def(IsTerminator())
@@ -248,7 +259,7 @@ STREAM = Dialect(
         ExecutableOp, ExecutableExportOp, TensorImportOp, TensorExportOp, TensorSizeOfOp,
         ResourceAllocaOp, ResourceConstantOp, CmdExecuteOp, CmdDispatchOp, CmdCopyOp,
         CmdBarrierOp, TimepointAwaitOp, TimepointJoinOp, TimepointImmediateOp, TimepointImportOp,
-        TimepointChainExternalOp, AsyncTransferOp, YieldOp,
+        TimepointChainExternalOp, AsyncTransferOp, ResourceLoadOp, YieldOp,
     ],
     [ResourceType, TimepointType],
 )

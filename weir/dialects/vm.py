@@ -30,6 +30,7 @@ from xdsl.irdl import (
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from weir.format.reference_kernel import DTYPES, HOST_SCALAR_OPS
 from weir.format.vm_isa import BINARY_OPS, UNARY_OPS
 
 
@@ -176,6 +177,27 @@ class UnaryOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ArithOp(IRDLOperation):
+    """A scalar op with MLIR semantics in an element type (the `Arith` instruction):
+    `vm.arith "addi" i8 (%a, %b : i8)` wraps at 8 bits; `predicate` is cmpi/cmpf's."""
+
+    name = "vm.arith"
+    op = prop_def(StringAttr)
+    dtype = prop_def(StringAttr)
+    arg_dtype = prop_def(StringAttr)
+    predicate = opt_prop_def(StringAttr)
+    arguments = var_operand_def()
+    result = result_def()
+
+    def verify_(self) -> None:
+        if self.op.data not in HOST_SCALAR_OPS:
+            raise VerifyException(f"vm.arith: unknown op '{self.op.data}'")
+        for t in (self.dtype.data, self.arg_dtype.data):
+            if t not in DTYPES:
+                raise VerifyException(f"vm.arith: unknown element type '{t}'")
+
+
+@irdl_op_definition
 class SelectOp(IRDLOperation):
     name = "vm.select"
     condition = operand_def()
@@ -222,7 +244,7 @@ VM = Dialect(
     "vm",
     [
         ModuleOp, FuncOp, ImportOp, ExportOp, GlobalOp, GlobalLoadOp, GlobalStoreOp, RodataOp,
-        RodataLoadOp, ConstOp, TupleOp, CallOp, BinaryOp, UnaryOp, SelectOp, BranchOp,
+        RodataLoadOp, ConstOp, TupleOp, CallOp, BinaryOp, UnaryOp, ArithOp, SelectOp, BranchOp,
         CondBranchOp, ReturnOp, FailOp,
     ],
     [TupleType, StrType],

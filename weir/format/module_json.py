@@ -28,6 +28,7 @@ from weir.format.image import (
 from weir.format.vm_isa import (
     BINARY_OPS,
     UNARY_OPS,
+    Arith,
     Binary,
     Branch,
     Call,
@@ -71,6 +72,8 @@ def instruction_to_json(ins: Instruction) -> list[Any]:
         return ["binary", ins.dst, ins.op, ins.lhs, ins.rhs]
     if isinstance(ins, Unary):
         return ["unary", ins.dst, ins.op, ins.src]
+    if isinstance(ins, Arith):
+        return ["arith", ins.dst, ins.op, ins.dtype, list(ins.args), ins.arg_dtype, ins.attr]
     if isinstance(ins, Select):
         return ["select", ins.dst, ins.cond, ins.true_value, ins.false_value]
     if isinstance(ins, Branch):
@@ -190,6 +193,14 @@ def instruction_from_json(value: Any, where: str) -> Instruction:
         if op not in UNARY_OPS:
             raise jf.fail(where, f"unknown unary op '{op}'")
         return Unary(i(items[1], where + ".dst"), op, i(items[3], where + ".src"))  # type: ignore[arg-type]
+    if opcode == "arith":
+        # Op names, types and their agreement are checked by module_verify.
+        _opcode_arity(items, 7, where)
+        return Arith(i(items[1], where + ".dst"), jf.as_str(items[2], where + ".op"),
+                     jf.as_str(items[3], where + ".dtype"),
+                     jf.as_int_list(items[4], where + ".args"),
+                     jf.as_str(items[5], where + ".arg_dtype"),
+                     jf.as_scalar(items[6], where + ".attr"))
     if opcode == "select":
         _opcode_arity(items, 5, where)
         return Select(i(items[1], where + ".dst"), i(items[2], where + ".cond"),

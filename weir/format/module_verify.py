@@ -6,11 +6,20 @@ can rely on it (it splices nothing but these verified integers)."""
 from __future__ import annotations
 
 from weir.errors import ModuleFormatError
+from weir.format.element_types import BY_NAME
 from weir.format.image import CALL_MODELS, VALUE_TYPES, FunctionDef, ModuleImage, Signature
+from weir.format.reference_codec import (
+    CAST_OPS,
+    CMPF_PREDICATES,
+    CMPI_PREDICATES,
+    scalar_op_arity,
+)
+from weir.format.reference_kernel import HOST_SCALAR_OPS
 from weir.format.vm_isa import (
     BINARY_OPS,
     TERMINATORS,
     UNARY_OPS,
+    Arith,
     Binary,
     Branch,
     Call,
@@ -29,6 +38,14 @@ from weir.format.vm_isa import (
 
 # Generous bounds that keep a hostile file from making the translator emit gigabytes of code.
 MAX_REGISTERS = 1 << 20
+
+# The integer ops of `Arith`; every other non-cast op but cmpi/cmpf/select is a float op.
+_INT_ARITH = frozenset({"addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "andi", "ori",
+                        "xori", "shli", "shrsi", "shrui", "maxsi", "minsi", "maxui", "minui",
+                        "absi"})
+# Casts by (operand kind, result kind): "f" float, "i" integer (i1 and index included).
+_CAST_KINDS = {"extf": "ff", "truncf": "ff", "sitofp": "if", "uitofp": "if", "fptosi": "fi",
+               "fptoui": "fi", "extsi": "ii", "extui": "ii", "trunci": "ii", "index_cast": "ii"}
 
 
 def _err(where: str, message: str) -> ModuleFormatError:
@@ -254,6 +271,11 @@ def _verify_instruction(image: ModuleImage, ins: Instruction, w: str, reg, targe
             raise _err(w, f"unknown unary op {ins.op!r}")
         reg(ins.dst, w)
         reg(ins.src, w)
+    elif isinstance(ins, Arith):
+        reg(ins.dst, w)
+        for r in ins.args:
+            reg(r, w)
+        _verify_arith(ins, w)
     elif isinstance(ins, Select):
         for r in (ins.dst, ins.cond, ins.true_value, ins.false_value):
             reg(r, w)
@@ -273,3 +295,37 @@ def _verify_instruction(image: ModuleImage, ins: Instruction, w: str, reg, targe
         reg(ins.message, w)
     else:
         raise _err(w, f"unknown instruction {type(ins).__name__}")
+
+
+def _kind(dtype: str) -> str:
+    return "f" if BY_NAME[dtype].is_float else "i"
+
+
+def _verify_arith(ins: Arith, w: str) -> None:
+    """The op is a host scalar op, its types exist and fit it, its operand count and predicate
+    are right: the runtime then computes it without meeting a type it cannot handle."""
+    op = ins.op
+    if op not in HOST_SCALAR_OPS:
+        raise _err(w, f"unknown arith op {op!r}")
+    for what, t in (("type", ins.dtype), ("operand type", ins.arg_dtype)):
+        if not isinstance(t, str) or t not in BY_NAME:
+            raise _err(w, f"'{op}': unknown {what} {t!r}")
+    if len(ins.args) != scalar_op_arity(op):
+        raise _err(w, f"'{op}' takes {scalar_op_arity(op)} operand(s), got {len(ins.args)}")
+    src, dst = _kind(ins.arg_dtype), _kind(ins.dtype)
+    predicates = {"cmpi": CMPI_PREDICATES, "cmpf": CMPF_PREDICATES}.get(op)
+    if predicates is not None:
+        if ins.attr not in predicates:
+            raise _err(w, f"'{op}': unknown predicate {ins.attr!r}")
+        ok = ins.dtype == "i1" and src == ("i" if op == "cmpi" else "f")
+    elif ins.attr is not None:
+        raise _err(w, f"'{op}' takes no attribute, got {ins.attr!r}")
+    elif op == "bitcast":
+        ok = BY_NAME[ins.dtype].bits == BY_NAME[ins.arg_dtype].bits
+    elif op in CAST_OPS:
+        ok = _CAST_KINDS[op] == src + dst
+    else:
+        expected = "i" if op in _INT_ARITH else None if op == "select" else "f"
+        ok = ins.dtype == ins.arg_dtype and expected in (None, src)
+    if not ok:
+        raise _err(w, f"'{op}' cannot take {ins.arg_dtype} to {ins.dtype}")

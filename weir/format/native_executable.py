@@ -42,6 +42,19 @@ class BindingAccess:
 
 
 @dataclass(frozen=True)
+class WindowBounds:
+    """A slice window, offset + i*stride for 0 <= i < size, that must lie in [0, extent): the
+    runtime checks it (`reference_kernel.window_error`) before native code runs, as the code
+    indexes without checks. Listed only where a value is a push constant; static windows are
+    checked by the compiler."""
+
+    offset: Dim
+    size: Dim
+    stride: Dim
+    extent: Dim
+
+
+@dataclass(frozen=True)
 class NativeEntry:
     name: str
     symbol: str
@@ -50,6 +63,7 @@ class NativeEntry:
     accesses: tuple[BindingAccess, ...]
     grid_extent: Dim
     grid_tile: int
+    windows: tuple[WindowBounds, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,8 @@ def encode_native_executable(exe: NativeExecutable) -> bytes:
                           "shape": [_dim(d) for d in a.shape], "writes": a.writes}
                          for a in e.accesses],
             "grid": {"extent": _dim(e.grid_extent), "tile": e.grid_tile},
+            "windows": [[_dim(w.offset), _dim(w.size), _dim(w.stride), _dim(w.extent)]
+                        for w in e.windows],
         } for e in exe.entries],
         "objects": [len(o) for o in exe.objects],
     }
@@ -107,11 +123,19 @@ def _decode_entry(raw: Any, where: str) -> NativeEntry:
             jf.as_int(jf.field(a, "offset", w), f"{w}.offset"), dtype, shape,
             jf.as_bool(jf.field(a, "writes", w), f"{w}.writes")))
     grid = jf.as_dict(jf.field(obj, "grid", where), f"{where}.grid")
+    windows = []
+    for i, item in enumerate(jf.as_list(obj.get("windows", []), f"{where}.windows")):
+        w = f"{where}.windows[{i}]"
+        dims = [_decode_dim(d, f"{w}[{j}]", npc) for j, d in enumerate(jf.as_list(item, w))]
+        if len(dims) != 4:
+            raise jf.fail(w, f"expected [offset, size, stride, extent], got {len(dims)} entries")
+        windows.append(WindowBounds(*dims))
     return NativeEntry(
         jf.as_str(jf.field(obj, "name", where), f"{where}.name"),
         jf.as_str(jf.field(obj, "symbol", where), f"{where}.symbol"), nb, npc, tuple(accesses),
         _decode_dim(jf.field(grid, "extent", f"{where}.grid"), f"{where}.grid.extent", npc),
-        jf.as_int(jf.field(grid, "tile", f"{where}.grid"), f"{where}.grid.tile", 1))
+        jf.as_int(jf.field(grid, "tile", f"{where}.grid"), f"{where}.grid.tile", 1),
+        tuple(windows))
 
 
 def decode_native_executable(payload: memoryview | bytes) -> NativeExecutable:

@@ -23,6 +23,7 @@ from weir.format.reference_kernel import (
     EntryPoint,
     Fill,
     Generic,
+    InsertSlice,
     KernelOp,
     Load,
     Matmul,
@@ -33,6 +34,7 @@ from weir.format.reference_kernel import (
     Result,
     ScalarOp,
     Shape,
+    Slice,
     Store,
     Transpose,
 )
@@ -47,7 +49,7 @@ CAST_OPS = frozenset({"extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", 
 _UNARY = frozenset({"negf", "absf", "exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt",
                     "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi"}) | CAST_OPS
 _TERNARY = frozenset({"fma", "select"})
-_NULLARY = frozenset({"constant", "index"})
+_NULLARY = frozenset({"constant", "index", "push"})
 # Window sizes, strides and dilations stay far below any index type's range.
 _MAX_WINDOW_PARAM = 1 << 30
 
@@ -113,6 +115,14 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
         return {"op": "result", "source": op.source, "index": op.index}
     if isinstance(op, Store):
         return {"op": "store", "value": op.value, "binding": op.binding, "offset": op.offset}
+    if isinstance(op, Slice):
+        return {"op": "slice", "input": op.input, "offsets": _shape_json(op.offsets),
+                "sizes": _shape_json(op.sizes), "strides": _shape_json(op.strides),
+                "dropped": list(op.dropped)}
+    if isinstance(op, InsertSlice):
+        return {"op": "insert_slice", "source": op.source, "dest": op.dest,
+                "offsets": _shape_json(op.offsets), "strides": _shape_json(op.strides),
+                "dropped": list(op.dropped)}
     raise TypeError(f"not a kernel op: {op!r}")
 
 
@@ -194,6 +204,8 @@ class _EntryDecoder:
                 raise jf.fail(w, f"'{name}' must produce i1, not {dtype}")
             if name == "index":
                 jf.as_int(attr, w + ".attr", limit=nloops)
+            if name == "push":
+                jf.as_int(attr, w + ".attr", limit=self.num_push)
             if name == "constant" and (attr is None or isinstance(attr, str)):
                 raise jf.fail(w, "constant needs a numeric attr")
             if name in CAST_OPS and attr is not None and attr != dtype:
@@ -275,6 +287,10 @@ class _EntryDecoder:
             self.tensor(value, w + ".value")
             return Store(value, jf.as_int(g("binding"), w + ".binding", limit=self.num_bindings),
                          jf.as_int(o.get("offset", 0), w + ".offset"))
+        if name == "slice":
+            return self.slice(o, w)
+        if name == "insert_slice":
+            return self.insert_slice(o, w)
         raise jf.fail(w, f"unknown kernel op '{name}'")
 
     def generic(self, o: dict[str, Any], w: str) -> Generic:
@@ -299,8 +315,10 @@ class _EntryDecoder:
             if len(mp) != kind[1]:
                 raise jf.fail(w, f"map {i} has {len(mp)} entries for an operand of rank {kind[1]}")
             loops = [d for d in mp if d >= 0]
-            if len(set(loops)) != len(loops):
-                raise jf.fail(w, f"map {i} uses a loop dimension twice (diagonal access)")
+            # An input may read a diagonal (one loop indexing several dimensions); an output
+            # written that way would leave its other elements unwritten.
+            if i >= len(inputs) and len(set(loops)) != len(loops):
+                raise jf.fail(w, f"output map {i - len(inputs)} uses a loop dimension twice")
             covered.update(loops)
             maps.append(mp)
         if covered != set(range(nloops)):
@@ -310,6 +328,10 @@ class _EntryDecoder:
             for d in maps[i]:
                 if d >= 0 and iterators[d] == "reduction":
                     raise jf.fail(w, f"output {i - len(inputs)} is indexed by reduction loop {d}")
+            missing = [d for d in range(nloops) if iterators[d] == "parallel" and d not in maps[i]]
+            if missing:
+                raise jf.fail(w, f"output {i - len(inputs)} is not indexed by parallel loop(s) "
+                                 f"{missing}")
         nargs = len(kinds)
         body = self.body(jf.field(o, "body", w), nargs, nloops, w)
         yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
@@ -339,11 +361,17 @@ class _EntryDecoder:
         return text
 
     def conv2d(self, o: dict[str, Any], w: str) -> Conv2D:
-        kinds = [self.rank4(o, key, w) for key in ("input", "filter", "init")]
+        kinds = [self.rank4(o, key, w) for key in ("input", "init")]
+        filter_kind = self.tensor(jf.field(o, "filter", w), f"{w}.filter")
+        # A 3-D filter is depthwise (HWC); a 4-D one has an output-channel dimension (HWCF).
+        letters = "HWC" if filter_kind[1] == 3 else "HWCF"
+        if filter_kind[1] not in (3, 4):
+            raise jf.fail(w, f"filter must be a 3-D (depthwise) or 4-D tensor, got rank "
+                             f"{filter_kind[1]}")
         op = Conv2D(o["input"], o["filter"], o["init"], self.window_pair(o, "strides", w),
                     self.window_pair(o, "dilations", w), self.layout(o, "input_layout", "NHWC", w),
-                    self.layout(o, "filter_layout", "HWCF", w))
-        self.values.append(kinds[2])
+                    self.layout(o, "filter_layout", letters, w))
+        self.values.append(kinds[1])
         return op
 
     def pool2d(self, o: dict[str, Any], w: str) -> Pool2D:
@@ -357,6 +385,46 @@ class _EntryDecoder:
                     self.window_pair(o, "dilations", w))
         self.values.append(kind)
         return op
+
+    def window(self, o: dict[str, Any], rank: int, w: str) -> tuple[Shape, Shape, tuple[int, ...]]:
+        """Offsets and strides (one per dimension of the sliced or inserted-into tensor; static
+        strides at least 1) and the dimensions a lower-rank side leaves out."""
+        offsets = self.shape(jf.field(o, "offsets", w), w + ".offsets")
+        strides = self.shape(jf.field(o, "strides", w), w + ".strides")
+        if len(offsets) != rank or len(strides) != rank:
+            raise jf.fail(w, f"{len(offsets)} offsets and {len(strides)} strides for rank {rank}")
+        if any(isinstance(s, int) and s < 1 for s in strides):
+            raise jf.fail(w, f"strides {_shape_json(strides)} must be at least 1")
+        dropped = jf.as_int_list(o.get("dropped", []), w + ".dropped", limit=rank)
+        if list(dropped) != sorted(set(dropped)):
+            raise jf.fail(w, f"dropped dimensions {list(dropped)} must be increasing")
+        return offsets, strides, dropped
+
+    def slice(self, o: dict[str, Any], w: str) -> Slice:
+        inp = jf.as_int(jf.field(o, "input", w), w + ".input", limit=len(self.values))
+        dtype, rank = self.tensor(inp, w + ".input")
+        offsets, strides, dropped = self.window(o, rank, w)
+        sizes = self.shape(jf.field(o, "sizes", w), w + ".sizes")
+        if len(sizes) != rank:
+            raise jf.fail(w, f"{len(sizes)} sizes for rank {rank}")
+        if any(sizes[d] != 1 for d in dropped):
+            raise jf.fail(w, "a dropped dimension must have size 1")
+        self.values.append((dtype, rank - len(dropped)))
+        return Slice(inp, offsets, sizes, strides, dropped)
+
+    def insert_slice(self, o: dict[str, Any], w: str) -> InsertSlice:
+        n = len(self.values)
+        source = jf.as_int(jf.field(o, "source", w), w + ".source", limit=n)
+        dest = jf.as_int(jf.field(o, "dest", w), w + ".dest", limit=n)
+        ksource, kdest = self.tensor(source, w + ".source"), self.tensor(dest, w + ".dest")
+        offsets, strides, dropped = self.window(o, kdest[1], w)
+        if ksource[0] != kdest[0]:
+            raise jf.fail(w, f"source {ksource[0]} and dest {kdest[0]} element types differ")
+        if ksource[1] + len(dropped) != kdest[1]:
+            raise jf.fail(w, f"a rank-{ksource[1]} source with {len(dropped)} dropped "
+                             f"dimension(s) does not fit a rank-{kdest[1]} dest")
+        self.values.append(kdest)
+        return InsertSlice(source, dest, offsets, strides, dropped)
 
     def reduce(self, o: dict[str, Any], w: str) -> Reduce:
         n = len(self.values)

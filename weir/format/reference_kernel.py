@@ -31,7 +31,9 @@ Shape = tuple[Dim, ...]
 DTYPES: frozenset[str] = frozenset(BY_NAME)
 
 # The closed set of scalar operations a body may use. `attr` carries the predicate of cmpf/cmpi,
-# the value of `constant`, the dimension of `index`, the target dtype of casts.
+# the value of `constant`, the dimension of `index`, the target dtype of casts, and for `push` the
+# push constant read as a scalar of the op's dtype (a value captured from the host): the 64-bit
+# constant's low bits, as many as the dtype has, hold the value (floats as their bits).
 SCALAR_OPS: frozenset[str] = frozenset(
     {
         # float
@@ -42,12 +44,17 @@ SCALAR_OPS: frozenset[str] = frozenset(
         "addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "andi", "ori", "xori",
         "shli", "shrsi", "shrui", "maxsi", "minsi", "maxui", "minui", "cmpi", "absi",
         # other
-        "select", "constant", "index",
+        "select", "constant", "index", "push",
         # casts (attr: the result dtype)
         "extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", "extsi", "extui", "trunci",
         "bitcast", "index_cast",
     }
 )
+
+
+# The scalar ops the host program (the VM's `Arith` instruction) computes with the same semantics:
+# all but those that read the dispatch (`index`, `push`); host constants are VM constants.
+HOST_SCALAR_OPS: frozenset[str] = SCALAR_OPS - {"index", "push", "constant"}
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,9 @@ class Conv2D:
     width, input channel, filter = output channel). The output's layout is the input's with C
     replaced by F (NHWC input: NHWF output). Output sizes are (in - dilation*(k-1) - 1)/stride + 1
     per spatial dimension, rounded down.
+
+    A `filter_layout` that is a permutation of "HWC" (a 3-D filter) is depthwise: each channel c
+    is convolved with its own filter[kh, kw, c] and the output keeps the input's layout and C.
     """
 
     input: int
@@ -124,7 +134,15 @@ class Conv2D:
     strides: tuple[int, int]  # (H, W)
     dilations: tuple[int, int]  # (H, W)
     input_layout: str  # e.g. "NHWC"
-    filter_layout: str  # e.g. "HWCF"
+    filter_layout: str  # e.g. "HWCF", or "HWC" (depthwise)
+
+    @property
+    def depthwise(self) -> bool:
+        return "F" not in self.filter_layout
+
+    @property
+    def output_layout(self) -> str:
+        return self.input_layout if self.depthwise else self.input_layout.replace("C", "F")
 
 
 POOL_KINDS: frozenset[str] = frozenset({"max", "sum"})
@@ -192,8 +210,55 @@ class Store:
     offset: int = 0
 
 
+@dataclass(frozen=True)
+class Slice:
+    """tensor.extract_slice: for every index i of the window, input[offsets + i * strides].
+    `offsets`, `sizes` and `strides` have one entry per input dimension; each is static or a push
+    constant (dynamic offsets are dispatch arguments, as dynamic dims are). `dropped` lists the
+    input dimensions (window size 1) the result leaves out: a rank-reducing slice. The window must
+    lie inside the input (`window_error`): the runtime checks it before the dispatch runs, since
+    MLIR leaves an out-of-bounds slice undefined and native code indexes without checks."""
+
+    input: int
+    offsets: Shape
+    sizes: Shape
+    strides: Shape
+    dropped: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class InsertSlice:
+    """tensor.insert_slice: dest with the window at `offsets` (step `strides`, one entry per
+    dest dimension) replaced by source. The window's sizes are the source's dimensions, with a 1
+    at each dest dimension in `dropped` (a source of lower rank). Bounds as for `Slice`.
+    tensor.pad and tensor.concat are described as fills and chains of these."""
+
+    source: int
+    dest: int
+    offsets: Shape
+    strides: Shape
+    dropped: tuple[int, ...] = ()
+
+
+def window_error(offset: int, size: int, stride: int, extent: int) -> str | None:
+    """Why the strided window offset + i*stride (0 <= i < size) does not fit in [0, extent), or
+    None when it does. An empty window may sit anywhere from 0 to extent (a concat of an empty
+    piece places it at the end)."""
+    if size < 0 or extent < 0:
+        return f"negative size {min(size, extent)}"
+    if stride < 1:
+        return f"stride {stride} is below 1"
+    if offset < 0:
+        return f"offset {offset} is negative"
+    last = offset + (size - 1) * stride if size else offset - 1
+    if last >= extent:
+        return (f"window at offset {offset} of {size} element(s) with stride {stride} ends past "
+                f"the dimension's size {extent}")
+    return None
+
+
 KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Conv2D, Pool2D, Transpose, Broadcast, Reduce,
-                 Result, Store]
+                 Result, Store, Slice, InsertSlice]
 
 
 @dataclass(frozen=True)

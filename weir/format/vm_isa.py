@@ -87,6 +87,24 @@ class Unary:
 
 
 @dataclass(frozen=True)
+class Arith:
+    """dst = op(args) with MLIR's arith/math semantics in element type `dtype` (an element type
+    name: `i8`, `index`, `bf16`, ...): integers wrap at their width, f16/bf16/f32 round to their
+    precision. `op` is one of the kernel description's scalar ops (weir/format/reference_kernel.py,
+    `HOST_SCALAR_OPS`), so host and kernels share one set of semantics. `arg_dtype` is the operands'
+    type (for `select`, that of its second and third operands; its first is i1), `attr` the
+    predicate of cmpi/cmpf. Registers hold each type in one canonical Python form: ints
+    sign-extended from their width, i1 as bool, floats as the float the type rounds to."""
+
+    dst: int
+    op: str
+    dtype: str
+    args: tuple[int, ...]
+    arg_dtype: str
+    attr: Scalar = None
+
+
+@dataclass(frozen=True)
 class Select:
     dst: int
     cond: int
@@ -122,7 +140,7 @@ class Fail:
 
 
 Instruction = Union[
-    Const, Move, Call, GlobalLoad, GlobalStore, Rodata, Binary, Unary, Select, Branch, CondBranch,
-    Return, Fail,
+    Const, Move, Call, GlobalLoad, GlobalStore, Rodata, Binary, Unary, Arith, Select, Branch,
+    CondBranch, Return, Fail,
 ]
 TERMINATORS: tuple[type, ...] = (Branch, CondBranch, Return, Fail)

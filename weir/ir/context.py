@@ -27,13 +27,20 @@ def _load(ctx: Context, dialect: Dialect) -> None:
     """Load a dialect; a second dialect of an existing name extends it op by op.
 
     Why: weir defines upstream ops xDSL lacks (linalg.batch_matmul, ...) in its own Dialect
-    objects, which may reuse the upstream dialect's name.
+    objects, which may reuse the upstream dialect's name. An op that subclasses the upstream op of
+    its name refines it (weir's linalg.matmul parses MLIR's `indexing_maps = [...]`) and replaces
+    it; xDSL has no public way to replace a loaded op, hence the private table.
     """
     if ctx.get_optional_dialect(dialect.name) is None:
         ctx.load_dialect(dialect)
         return
     for op in dialect.operations:
-        if ctx.get_optional_op(op.name) is not op:
+        known = ctx.get_optional_op(op.name)
+        if known is op:
+            continue
+        if known is not None and issubclass(op, known):
+            ctx._loaded_ops[op.name] = op  # pyright: ignore[reportPrivateUsage]
+        else:
             ctx.load_op(op)
     for attr in dialect.attributes:
         known = ctx.get_optional_type(attr.name) if _is_type(attr) else ctx.get_optional_attr(attr.name)

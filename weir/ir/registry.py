@@ -25,6 +25,8 @@ UPSTREAM_DIALECTS: tuple[Dialect, ...] = (Builtin, Func, Arith, Math, Tensor, Li
 """The xDSL dialects weir takes as input (DESIGN.md §3)."""
 
 WEIR_DIALECT_MODULES: tuple[tuple[str, ...], ...] = (
+    ("linalg_ext",),  # the linalg ops xDSL lacks, loaded into xDSL's `linalg`
+    ("arith_ext",),  # arith comparisons, casts and select on tensors, as MLIR has them
     ("flow",),
     ("stream",),
     ("hal",),

@@ -7,7 +7,11 @@ from __future__ import annotations
 from xdsl.builder import Builder
 from xdsl.dialects import (
     arith,
+    cf,
     func,
+    math,
+    scf,
+    tensor,
 )
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
@@ -15,6 +19,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     DYNAMIC_INDEX,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     DictionaryAttr,
@@ -36,6 +41,7 @@ from xdsl.dialects.linalg import (
     attrs as linalg_attrs,
     ops as linalg,
 )
+from xdsl.dialects.linalg.abstract_ops import NamedOperation as LinalgNamedOp
 from xdsl.dialects.tensor import (
     DimOp,
     EmptyOp,
@@ -43,6 +49,7 @@ from xdsl.dialects.tensor import (
 from xdsl.ir import (
     Attribute,
     Block,
+    BlockArgument,
     OpResult,
     Operation,
     Region,
@@ -61,12 +68,17 @@ __all__ = [
     "AffineMap",
     "AffineMapAttr",
     "arith",
+    "cf",
     "ArrayAttr",
     "Attribute",
     "BFloat16Type",
     "Block",
+    "BlockArgument",
     "Builder",
     "ConstantOp",
+    "DenseArrayBase",
+    "LinalgNamedOp",
+    "math",
     "DenseIntOrFPElementsAttr",
     "DenseResourceAttr",
     "DictionaryAttr",
@@ -89,9 +101,11 @@ __all__ = [
     "Operation",
     "OpResult",
     "Region",
+    "scf",
     "SSAValue",
     "StringAttr",
     "SymbolRefAttr",
+    "tensor",
     "TensorType",
     "UnitAttr",
 ]

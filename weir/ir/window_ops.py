@@ -21,7 +21,6 @@ from xdsl.dialects.builtin import (
     ShapedType,
     TensorType,
 )
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import ConvOperation, PoolingOperation
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
@@ -30,17 +29,26 @@ from xdsl.utils.exceptions import VerifyException
 @dataclass(frozen=True)
 class WindowLayout:
     """One letter per dimension of each operand: N batch, C input channel, F output channel
-    (filter count), H and W the spatial dimensions (for the filter or window: its size)."""
+    (filter count), H and W the spatial dimensions (for the filter or window: its size). A
+    filter without F is depthwise: each channel has its own filter and the output keeps C."""
 
     input: str
     window: str
     output: str
     window_name: str  # what the op calls its second input, for messages
+    pooling: str | None = None  # how a pooling op combines the window: "max" | "sum"
 
 
-WINDOW_LAYOUTS: dict[type[Operation], WindowLayout] = {
-    linalg.Conv2DNhwc_HwcfOp: WindowLayout("NHWC", "HWCF", "NHWF", "filter"),
-    linalg.PoolingNchwMaxOp: WindowLayout("NCHW", "HW", "NCHW", "window"),
+WINDOW_LAYOUTS: dict[str, WindowLayout] = {
+    # Keyed by op name: weir/dialects/linalg_ext.py defines the ops xDSL lacks.
+    "linalg.conv_2d_nhwc_hwcf": WindowLayout("NHWC", "HWCF", "NHWF", "filter"),
+    "linalg.conv_2d_nhwc_fhwc": WindowLayout("NHWC", "FHWC", "NHWF", "filter"),
+    "linalg.conv_2d_nchw_fchw": WindowLayout("NCHW", "FCHW", "NFHW", "filter"),
+    "linalg.depthwise_conv_2d_nhwc_hwc": WindowLayout("NHWC", "HWC", "NHWC", "filter"),
+    "linalg.pooling_nchw_max": WindowLayout("NCHW", "HW", "NCHW", "window", "max"),
+    "linalg.pooling_nchw_sum": WindowLayout("NCHW", "HW", "NCHW", "window", "sum"),
+    "linalg.pooling_nhwc_max": WindowLayout("NHWC", "HW", "NHWC", "window", "max"),
+    "linalg.pooling_nhwc_sum": WindowLayout("NHWC", "HW", "NHWC", "window", "sum"),
 }
 
 _SHARED_SIZES = (("N", "batch size"), ("C", "channel count"), ("F", "filter count"))
@@ -67,7 +75,7 @@ def window_pair(op: Operation, name: str) -> tuple[int, int]:
 
 def check_window_op(op: Operation) -> None:
     """Raise VerifyException when the operands of a supported conv/pooling op disagree."""
-    layout = WINDOW_LAYOUTS.get(type(op))
+    layout = WINDOW_LAYOUTS.get(op.name)
     if layout is None:
         return
     if len(op.operands) != 3:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from weir.errors import InputError, RuntimeFault, WeirError
+from weir.runtime.abi_scalars import declared_scalar_types, scalar_argument, scalar_result
 from weir.format.image import CallModel, Signature
 from weir.format.module_file import deserialize, load_file
 from weir.runtime.hal.buffer import Allocator
@@ -67,6 +68,16 @@ class Function:
         self._num_user_args = len(args) - 2 if self._coarse else len(args)
         self._num_results = len(export.signature.results)
         self._converters = tuple(_CONVERTERS[t] for t in args[:self._num_user_args])
+        self._result_converters: tuple[Callable[[Any], Any], ...] = ()
+        self._declared = declared_scalar_types(export.reflection_dict(), self._num_user_args,
+                                               self._num_results)
+        if self._declared is not None:
+            short = qualified_name.split(".", 1)[-1]
+            self._converters = tuple(
+                convert if t is None else scalar_argument(t, short, i)
+                for i, (convert, t) in enumerate(zip(self._converters, self._declared[0])))
+            self._result_converters = tuple(
+                _from_vm if t is None else scalar_result(t) for t in self._declared[1])
         self._allocator = context.devices[0].allocator if context.devices else None
 
     @property
@@ -80,6 +91,23 @@ class Function:
     @property
     def reflection(self) -> dict[str, str]:
         return self._export.reflection_dict()
+
+    @property
+    def argument_types(self) -> tuple[str, ...]:
+        """Per user argument: its element type when a scalar whose type the module declares
+        (`i8`, `f16`), else its calling-convention letter (`r`, `i`, `f`, ...)."""
+        letters = self.signature.args[:self._num_user_args]
+        if self._declared is None:
+            return tuple(letters)
+        return tuple(t or c for t, c in zip(self._declared[0], letters))
+
+    @property
+    def result_types(self) -> tuple[str, ...]:
+        """Per result, as `argument_types`."""
+        letters = self.signature.results
+        if self._declared is None:
+            return tuple(letters)
+        return tuple(t or c for t, c in zip(self._declared[1], letters))
 
     @property
     def num_user_args(self) -> int:
@@ -141,6 +169,8 @@ class Function:
         allocator = self._allocator
         vm_args = [convert(a, allocator) for convert, a in zip(self._converters, args)]
         results = self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args)
+        if self._result_converters:
+            results = tuple(convert(r) for convert, r in zip(self._result_converters, results))
         if len(results) == 1:
             result = results[0]
             return result.to_numpy_copy() if isinstance(result, BufferView) else result

@@ -32,9 +32,11 @@ from weir.tools.io.results import expected_values, typed_results
 TOOL = "weir-run-module"
 DEFAULT_DEVICE = "local-sync"
 
+DEVICE_FLAG = Flag("device", "string", f"A device to create, bound to the module's devices in "
+                   f"order (default: {DEFAULT_DEVICE}).", repeated=True, metavar="NAME")
+
 PARSER = FlagParser(TOOL, "--module=FILE [--function=NAME] [--input=VALUE ...] [flags]", [
-    Flag("device", "string", f"A device to create, bound to the module's devices in order "
-         f"(default: {DEFAULT_DEVICE}).", repeated=True, metavar="NAME"),
+    DEVICE_FLAG,
     Flag("module", "string", "A module file to load, in dependency order; '-' reads stdin; "
          "'python:file.py:ClassName' loads a module written in Python.",
          repeated=True, metavar="FILE"),
@@ -130,7 +132,9 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     context = api.Context(instance, devices=devices, modules=modules)
     target = find_function(context, modules, request.function)
     signature = target.function.signature
-    user_args = signature.args[:target.function.num_user_args]
+    user_args = getattr(target.function, "argument_types",
+                        signature.args[:target.function.num_user_args])
+    result_types = getattr(target.function, "result_types", signature.results)
     arguments = [
         resolve_argument(value, user_args[i] if i < len(user_args) else None, index=i)
         for i, value in enumerate(request.inputs)
@@ -142,8 +146,8 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     # `Function`, which waits on the signal fence before results are read, as IREE's tool does.
     raw_results = target.function(*arguments)
     elapsed = time.perf_counter() - started
-    results = typed_results(_as_list(raw_results, len(signature.results)), signature.results)
-    exit_code = _report(request, results, signature.results)
+    results = typed_results(_as_list(raw_results, len(signature.results)), result_types)
+    exit_code = _report(request, results, result_types)
     if request.print_statistics:
         sys.stderr.write(f"[statistics] invocation: {elapsed * 1e3:.3f} ms\n")
         sys.stderr.write(device_statistics(devices, _device_names(modules)))

@@ -1,4 +1,4 @@
-// Checks that a linalg.conv_2d_nhwc_hwcf or linalg.pooling_nchw_max whose operand shapes or
+// Checks that a linalg convolution or pooling op whose operand shapes or
 // window attributes disagree is rejected at the op's own location, naming the sizes. Every chunk
 // fails, each is reported with its own location, and nothing is printed. The valid forms are in
 // conv_pool.mlir.
@@ -94,4 +94,51 @@ func.func @pool_spatial(%x: tensor<1x4x8x8xf32>, %o: tensor<1x4x4x7xf32>) -> ten
   // ERR: conv_pool_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.pooling_nchw_max' op output W size 7 should be 4: (input 8 - dilation 1 * (window 2 - 1) - 1) / stride 2 + 1
   %0 = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %win : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%o : tensor<1x4x4x7xf32>) -> tensor<1x4x4x7xf32>
   return %0 : tensor<1x4x4x7xf32>
+}
+
+// -----
+
+// conv_2d_nchw_fchw: the filter's channel dimension (its second) disagrees with the input's.
+func.func @nchw_channels(%x: tensor<1x4x8x8xf32>, %w: tensor<5x3x3x3xf32>, %o: tensor<1x5x6x6xf32>) -> tensor<1x5x6x6xf32> {
+  // ERR: conv_pool_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.conv_2d_nchw_fchw' op channel count differs: input 4, filter 3
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x8x8xf32>, tensor<5x3x3x3xf32>) outs(%o : tensor<1x5x6x6xf32>) -> tensor<1x5x6x6xf32>
+  return %0 : tensor<1x5x6x6xf32>
+}
+
+// -----
+
+// Depthwise: the output has other channels than the input.
+func.func @depthwise_channels(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4xf32>, %o: tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32> {
+  // ERR: conv_pool_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.depthwise_conv_2d_nhwc_hwc' op channel count differs: input 4, filter 4, output 8
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%o : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// Depthwise: a 4-D filter.
+func.func @depthwise_rank(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x1xf32>, %o: tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32> {
+  // ERR: conv_pool_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.depthwise_conv_2d_nhwc_hwc' op filter must be a rank-3 HWC tensor, got tensor<3x3x4x1xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x1xf32>) outs(%o : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  return %0 : tensor<1x6x6x4xf32>
+}
+
+// -----
+
+// NHWC sum pooling: the output height ignores the dilation.
+func.func @nhwc_pool_spatial(%x: tensor<1x9x9x4xf32>, %o: tensor<1x7x7x4xf32>) -> tensor<1x7x7x4xf32> {
+  %win = tensor.empty() : tensor<3x3xf32>
+  // ERR: conv_pool_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.pooling_nhwc_sum' op output H size 7 should be 5: (input 9 - dilation 2 * (window 3 - 1) - 1) / stride 1 + 1
+  %0 = linalg.pooling_nhwc_sum {dilations = dense<2> : tensor<2xi64>} ins(%x, %win : tensor<1x9x9x4xf32>, tensor<3x3xf32>) outs(%o : tensor<1x7x7x4xf32>) -> tensor<1x7x7x4xf32>
+  return %0 : tensor<1x7x7x4xf32>
+}
+
+// -----
+
+// NHWC max pooling: channels differ between input and output.
+func.func @nhwc_pool_channels(%x: tensor<1x8x8x4xf32>, %o: tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
+  %win = tensor.empty() : tensor<2x2xf32>
+  // ERR: conv_pool_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.pooling_nhwc_max' op channel count differs: input 4, output 3
+  %0 = linalg.pooling_nhwc_max {strides = dense<2> : tensor<2xi64>} ins(%x, %win : tensor<1x8x8x4xf32>, tensor<2x2xf32>) outs(%o : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
 }

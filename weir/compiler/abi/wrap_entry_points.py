@@ -9,14 +9,21 @@ from weir.compiler.abi.types import abi_output_index, abi_type
 from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import buffer_view_dims, tensor_dims
 from weir.compiler.state import CompilationState
+from weir.compiler.targets.element_types import dtype_name
 from weir.dialects import hal
 from weir.ir.printer import attribute_text
 from weir.ir.upstream import (
     Attribute,
+    BFloat16Type,
     Block,
     Builder,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     func,
+    IndexType,
     InsertPoint,
+    IntegerType,
     ModuleOp,
     Region,
     SSAValue,
@@ -24,6 +31,8 @@ from weir.ir.upstream import (
     TensorType,
     UnitAttr,
 )
+
+SCALAR_TYPES = (IntegerType, IndexType, Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 
 def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[Attribute],
@@ -37,6 +46,23 @@ def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[At
     args = ", ".join(one("input", i, t, arg_affinity[i]) for i, t in enumerate(inputs))
     results = ", ".join(one("output", i, t, res_affinity[i]) for i, t in enumerate(outputs))
     return f"{kind} func @{name}({args}) -> ({results})"
+
+
+# Reflection naming the exact type of each scalar argument and result, which the calling
+# convention does not carry (`i` is any integer up to 32 bits, `f` f16/bf16/f32): the runtime
+# checks and rounds scalar arguments with it and returns results of their type. Only functions
+# with a scalar in their signature carry it; `r` stands for a tensor or other reference.
+SCALAR_TYPES_ATTR = "weir.abi.scalar_types"
+
+
+def _scalar_types(fn: func.FuncOp, inputs: list[Attribute], outputs: list[Attribute]) -> str | None:
+    """`i8,r,f16;i8` (arguments;results), or None when the signature has no scalar."""
+    def name(t: Attribute) -> str:
+        return dtype_name(t, fn) if isinstance(t, SCALAR_TYPES) else "r"
+    args, results = [name(t) for t in inputs], [name(t) for t in outputs]
+    if all(n == "r" for n in args + results):
+        return None
+    return ",".join(args) + ";" + ",".join(results)
 
 
 def _with_affinity(props: dict[str, Attribute], affinity: Attribute | None) -> dict[str, Attribute]:
@@ -126,4 +152,7 @@ class WrapEntryPoints(Pass):
             _declaration(kind, name, inputs, outputs, arg_affinity, res_affinity))
         wrapper.attributes["iree.abi.model"] = StringAttr(
             "coarse-fences" if async_model else "sync")
+        scalar_types = _scalar_types(fn, inputs, outputs)
+        if scalar_types is not None:
+            wrapper.attributes[SCALAR_TYPES_ATTR] = StringAttr(scalar_types)
         module.body.block.insert_op_before(wrapper, fn)

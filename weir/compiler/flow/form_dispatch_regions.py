@@ -7,14 +7,21 @@ inputs once and writes its result once.
 A producer that other ops also use is cloned into the region rather than moved: recomputing an
 elementwise value where it is needed costs arithmetic, while materialising it costs a write and
 a read of the whole tensor, and memory bandwidth is what bounds such ops. Roots are visited last
-to first, so by the time a producer's last user is grouped the producer moves in."""
+to first, so by the time a producer's last user is grouped the producer moves in.
+
+`tensor.extract_slice` is elementwise in this sense (each element is one element of its source,
+at a remapped index), so a slice fuses into whatever reads it, offsets and all. A
+`tensor.insert_slice` writes a window of its destination; it is a root, and pulls in a
+destination that is itself an insert used only there, so a chain of inserts (a concat, or a pad's
+fill and insert) is one dispatch writing each element once."""
 
 from __future__ import annotations
 
+from weir.compiler.host_control_flow import host_blocks_innermost_first
 from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
-from weir.dialects import flow
+from weir.dialects import flow, linalg_ext
 from weir.ir.upstream import (
     AffineConstantExpr,
     AffineDimExpr,
@@ -32,12 +39,14 @@ from weir.ir.upstream import (
     Operation,
     Region,
     SSAValue,
+    tensor,
     TensorType,
 )
 
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
-    linalg.ReduceOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp,
+    linalg.ReduceOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp, *linalg_ext.KERNEL_OPS,
+    tensor.ExtractSliceOp, tensor.InsertSliceOp,
 )
 
 
@@ -54,13 +63,33 @@ def _is_projected_permutation(amap: AffineMap) -> bool:
 def _is_elementwise(op: Operation) -> bool:
     """Computable one element at a time from elements of its operands, so it can be fused into
     (and recomputed by) any consumer."""
-    if isinstance(op, linalg.BroadcastOp | linalg.TransposeOp | linalg.FillOp):
+    if isinstance(op, linalg.BroadcastOp | linalg.TransposeOp | linalg.FillOp |
+                  tensor.ExtractSliceOp):
         return True
     if not isinstance(op, linalg.GenericOp):
         return False
     if any(it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types):
         return False
     return all(_is_projected_permutation(m.data) for m in op.indexing_maps)
+
+
+def _is_chained_insert(consumer: Operation, operand: SSAValue) -> bool:
+    """`operand` is the destination of insert `consumer`, made by an insert used nowhere else:
+    both write the same tensor, so they belong to one dispatch."""
+    return isinstance(consumer, tensor.InsertSliceOp) and operand is consumer.dest and \
+        isinstance(operand.owner, tensor.InsertSliceOp) and operand.uses.get_length() == 1
+
+
+def _encloses(outer: Block | None, block: Block) -> bool:
+    """`block` is `outer` or nested in it: cheap producers (constants, empty tensors) are cloned
+    into a region from any enclosing host block, as they cost nothing to recompute."""
+    current: Block | None = block
+    while current is not None:
+        if current is outer:
+            return True
+        parent = current.parent_op()
+        current = parent.parent_block() if parent is not None else None
+    return False
 
 
 def _is_cloneable(op: Operation) -> bool:
@@ -82,8 +111,12 @@ class FormDispatchRegions(Pass):
         fuse = "fuse-elementwise" not in state.options.disabled_passes
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
+                # Regions form per block, never across a host region's boundary (a producer
+                # outside a loop is not recomputed in every iteration); inner blocks go first so
+                # the outer block's cleanup sees what they no longer use.
                 for block in fn.body.blocks:
-                    self._form(block, fuse)
+                    for inner in host_blocks_innermost_first(block):
+                        self._form(inner, fuse)
 
     def _form(self, block: Block, fuse: bool) -> None:
         grouped: set[Operation] = set()
@@ -115,7 +148,8 @@ class FormDispatchRegions(Pass):
                         continue
                     if producer.parent_block() is not block:
                         continue
-                    if isinstance(producer, linalg.FillOp) or (fuse and _is_elementwise(producer)):
+                    if isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
+                            (fuse and _is_elementwise(producer)):
                         fused.add(producer)
                         changed = True
         # A producer stays on the host when something outside uses it, or a producer that stays.
@@ -141,7 +175,8 @@ class FormDispatchRegions(Pass):
         body.add_op(flow.ReturnOp.build(operands=[[mapping[r] for r in results]]))
         dims: list[SSAValue] = []
         for r in results:
-            dims.extend(dynamic_dims(r, InsertPoint.before(ops[0])))
+            # Before the root, where every value the root's operands were made from exists.
+            dims.extend(dynamic_dims(r, InsertPoint.before(root)))
         region_op = flow.DispatchRegionOp.build(
             operands=[dims], result_types=[[r.type for r in results]], regions=[Region(body)])
         Builder(InsertPoint.before(root)).insert(region_op)
@@ -158,7 +193,7 @@ class FormDispatchRegions(Pass):
         the region reads them from registers instead of capturing them from the host."""
         for operand in op.operands:
             producer = operand.owner
-            if isinstance(producer, Operation) and producer.parent_block() is block and \
-                    _is_cloneable(producer) and operand not in mapping:
+            if isinstance(producer, Operation) and _encloses(producer.parent_block(), block) \
+                    and _is_cloneable(producer) and operand not in mapping:
                 self._clone_cheap_producers(producer, body, mapping, block)
                 body.add_op(producer.clone(mapping))

@@ -1,7 +1,8 @@
 """Moves each dispatch region into its own `flow.executable` and leaves a `flow.dispatch` on the
-host. The outlined function takes its tensors (the future bindings) first, then the index values
-it needs (the future push constants); `weir.binding_dims` records which push constants give the
-dynamic dimensions of each tensor argument and result."""
+host. The outlined function takes its tensors (the future bindings) first, then the scalars it
+needs (the future push constants: host scalars of any type, and index values, among them the
+dynamic dimensions); `weir.binding_dims` records which push constants give the dynamic dimensions
+of each tensor argument and result."""
 
 from __future__ import annotations
 
@@ -12,12 +13,17 @@ from weir.dialects import flow
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     ArrayAttr,
+    BFloat16Type,
     Block,
     Builder,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     func,
     IndexType,
     InsertPoint,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     Operation,
     Region,
@@ -26,6 +32,8 @@ from weir.ir.upstream import (
     SymbolRefAttr,
     TensorType,
 )
+
+_SCALAR_TYPES = (IndexType, IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 
 def _captured(region_op: flow.DispatchRegionOp) -> list[SSAValue]:
@@ -56,13 +64,14 @@ class OutlineDispatchRegions(Pass):
     def _outline(self, region_op: flow.DispatchRegionOp, name: str) -> flow.ExecutableOp:
         captured = _captured(region_op)
         tensors = [v for v in captured if isinstance(v.type, TensorType)]
-        indices = [v for v in captured if isinstance(v.type, IndexType)]
-        others = [v for v in captured if not isinstance(v.type, TensorType | IndexType)]
+        # Host scalars of any type ride as push constants (encoded to 64 bits by the stream phase).
+        scalars = [v for v in captured if isinstance(v.type, _SCALAR_TYPES)]
+        others = [v for v in captured if v not in tensors and v not in scalars]
         if others:
             raise error_at(region_op.body.block.first_op or region_op,
                            f"a dispatch cannot capture a host value of type {others[0].type}")
         where = InsertPoint.before(region_op)
-        push: list[SSAValue] = list(indices)
+        push: list[SSAValue] = list(scalars)
 
         def push_index(v: SSAValue) -> int:
             if v not in push:
@@ -77,7 +86,7 @@ class OutlineDispatchRegions(Pass):
             binding_dims.append(ArrayAttr([IntegerAttr(push_index(d), IndexType())
                                            for d in d_value]))
 
-        arg_types = [v.type for v in tensors] + [IndexType()] * len(push)
+        arg_types = [v.type for v in tensors] + [v.type for v in push]
         block = Block(arg_types=arg_types)
         mapping: dict[SSAValue, SSAValue] = {v: block.args[i] for i, v in enumerate(tensors)}
         for i, v in enumerate(push):

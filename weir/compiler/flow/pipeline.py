@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from weir.compiler.flow.convert_elementwise_to_linalg import ConvertElementwiseToLinalg
+from weir.compiler.flow.convert_scalar_tensor_ops import ConvertScalarTensorOps
+from weir.compiler.flow.decompose_pad_and_concat import DecomposePadAndConcat
 from weir.compiler.flow.form_dispatch_regions import FormDispatchRegions
 from weir.compiler.flow.inline_internal_calls import InlineInternalCalls
 from weir.compiler.flow.outline_dispatch_regions import OutlineDispatchRegions
@@ -14,6 +16,10 @@ PASSES: tuple[Pass, ...] = (
     InlineInternalCalls(),
     # One form for all tensor math, so fusion and targets see only linalg.
     ConvertElementwiseToLinalg(),
+    # Tensors built from scalars (splat, from_elements, insert) as linalg, to run in dispatches.
+    ConvertScalarTensorOps(),
+    # Pads and concats as fills and inserts into a destination: one windowed-write op to fuse.
+    DecomposePadAndConcat(),
     # Group roots with their elementwise producers: fewer dispatches, fewer round trips to memory.
     FormDispatchRegions(),
     # Isolate each region as an executable; the host keeps only flow.dispatch.

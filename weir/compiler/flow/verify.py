@@ -9,8 +9,11 @@ from weir.ir.upstream import func, ModuleOp, TensorType
 # What the host may still do with tensors after `flow`.
 HOST_TENSOR_OPS = frozenset(
     {"hal.tensor.import", "hal.tensor.export", "hal.tensor.alias", "hal.tensor.barrier",
-     "flow.dispatch", "tensor.empty", "tensor.dim",
-     "arith.constant", "func.return", "func.call", "flow.tensor.transfer"}
+     "flow.dispatch", "tensor.empty", "tensor.dim", "tensor.extract",
+     "arith.constant", "func.return", "func.call", "flow.tensor.transfer",
+     "scf.for", "scf.if", "scf.index_switch", "scf.while", "scf.yield", "scf.condition",
+     # Metadata only: the stream phase aliases the source's resource with the new shape.
+     "tensor.collapse_shape", "tensor.expand_shape", "tensor.reshape", "tensor.cast"}
 )
 
 

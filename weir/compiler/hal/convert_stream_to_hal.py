@@ -5,7 +5,11 @@ awaits become fence waits. The host code now says exactly what the runtime will 
 Each affinity becomes the device it names (`hal.device.get` by its binding ordinal, one handle
 per device per function). Fences are plain semaphores any device's queue can wait on, so work
 on one device ordered after another's needs nothing but the other's signal fence; a transfer
-left by the elision pass is a queue copy on the source device."""
+left by the elision pass is a queue copy on the source device.
+
+Host control flow stays structured here too (weir/compiler/host_control_flow.py): regions are
+lowered in place, and resources and timepoints crossing a region boundary become buffers and
+fences."""
 
 from __future__ import annotations
 
@@ -15,6 +19,18 @@ from typing import Any
 import numpy as np
 
 from weir.compiler.devices import execution_device
+from weir.compiler.host_control_flow import (
+    carried_arguments,
+    carried_operands,
+    erase_arguments,
+    exit_values,
+    expand_arguments,
+    HOST_CONTROL_FLOW,
+    nested_blocks,
+    rebuild,
+    rebuild_exit,
+    REGION_EXITS,
+)
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
@@ -27,6 +43,7 @@ from weir.ir.upstream import (
     ArrayAttr,
     Attribute,
     Block,
+    BlockArgument,
     Builder,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -99,6 +116,8 @@ class _FunctionLowering:
         self.dead: list[Operation] = []
         self.table = state.devices
         self.devices: dict[int, SSAValue] = {}  # binding ordinal -> this function's handle
+        # Resource block arguments of host regions, replaced by buffer arguments.
+        self.dead_args: list[BlockArgument] = []
 
     def _device(self, affinity: Attribute | None) -> SSAValue:
         """The handle of the device work with `affinity` runs on, got once at the function's
@@ -117,8 +136,29 @@ class _FunctionLowering:
         return self.devices[ordinal]
 
     def run(self) -> None:
-        for op in list(self.block.ops):
+        self._lower_block(self.block)
+        for op in reversed(self.dead):
+            op.detach()
+            op.erase()
+        erase_arguments(self.dead_args)
+        # Device handles in binding order at the top, whatever order work first asked for them.
+        for ordinal in sorted(self.devices, reverse=True):
+            get = self.devices[ordinal].owner
+            assert isinstance(get, Operation)
+            get.detach()
+            first = self.block.first_op
+            assert first is not None  # a function body ends with its return
+            self.block.insert_op_before(get, first)
+
+    def _lower_block(self, block: Block) -> None:
+        for op in list(block.ops):
             b = Builder(InsertPoint.before(op))
+            if isinstance(op, HOST_CONTROL_FLOW):
+                self._control_flow(op)
+                continue
+            if isinstance(op, REGION_EXITS):
+                self._region_exit(op)
+                continue
             if isinstance(op, hal.DeviceGetOp) and op.result not in self.devices.values():
                 # Earlier phases (coarse-fences calls) asked for a device too: one handle each.
                 op.result.replace_all_uses_with(self._device_by_ordinal(op.ordinal.value.data))
@@ -131,17 +171,74 @@ class _FunctionLowering:
                 continue
             handler(self, op, b)
             self.dead.append(op)
-        for op in reversed(self.dead):
-            op.detach()
-            op.erase()
-        # Device handles in binding order at the top, whatever order work first asked for them.
-        for ordinal in sorted(self.devices, reverse=True):
-            get = self.devices[ordinal].owner
-            assert isinstance(get, Operation)
-            get.detach()
-            first = self.block.first_op
-            assert first is not None  # a function body ends with its return
-            self.block.insert_op_before(get, first)
+
+    # --- host control flow: resources and timepoints crossing a region boundary -------------
+
+    @staticmethod
+    def _crossing_types(value: SSAValue) -> list[Attribute] | None:
+        """A resource crosses a region boundary as its buffer, a timepoint as its fence; other
+        values as they are (None)."""
+        if isinstance(value.type, stream.ResourceType):
+            return [hal.BufferType()]
+        if isinstance(value.type, stream.TimepointType):
+            return [hal.FenceType()]
+        return None
+
+    @staticmethod
+    def _crosses(values: list[SSAValue]) -> bool:
+        return any(isinstance(v.type, stream.ResourceType | stream.TimepointType) for v in values)
+
+    def _passed(self, values: list[SSAValue], b: Builder) -> list[SSAValue]:
+        """The HAL values passing `values` on. A timepoint already reached has no fence; where it
+        crosses a boundary it is passed as a fence with no points (reached, and waitable like
+        any other), so a carried fence is always a real one."""
+        out: list[SSAValue] = []
+        for v in values:
+            if isinstance(v.type, stream.ResourceType):
+                out.append(self.buffers[v])
+            elif isinstance(v.type, stream.TimepointType):
+                fence = self.fences[v]
+                if fence is None:
+                    fence = b.insert(hal.FenceJoinOp.build(
+                        operands=[[]], result_types=[hal.FenceType()])).result
+                out.append(fence)
+            else:
+                out.append(v)
+        return out
+
+    def _received(self, old: SSAValue, new: SSAValue) -> None:
+        if isinstance(old.type, stream.ResourceType):
+            self.buffers[old] = new
+        elif isinstance(old.type, stream.TimepointType):
+            self.fences[old] = new
+        else:
+            old.replace_all_uses_with(new)
+
+    def _control_flow(self, op: Operation) -> None:
+        """Lowers the regions of `op` in place and rebuilds it with buffers and fences where
+        resources and timepoints cross its boundary."""
+        crosses = self._crosses([*carried_operands(op), *op.results])
+        if crosses:
+            for block, args in carried_arguments(op):
+                for old, new in expand_arguments(block, args, self._crossing_types).items():
+                    self._received(old, new[0])
+                    self.dead_args.append(old)
+        for block in nested_blocks(op):
+            self._lower_block(block)
+        if not crosses:
+            return
+        result_types = [(self._crossing_types(r) or [r.type])[0] for r in op.results]
+        passed = self._passed(carried_operands(op), Builder(InsertPoint.before(op)))
+        rebuilt = rebuild(op, passed, result_types)
+        for old, new in zip(op.results, rebuilt.results, strict=True):
+            self._received(old, new)
+        self.dead.append(op)
+
+    def _region_exit(self, op: Operation) -> None:
+        values = exit_values(op)
+        if self._crosses(values):
+            rebuild_exit(op, self._passed(values, Builder(InsertPoint.before(op))))
+            self.dead.append(op)
 
     def _index(self, b: Builder, value: int) -> SSAValue:
         return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
@@ -270,6 +367,11 @@ class _FunctionLowering:
             properties={"entry_point": IntegerAttr(self.entry_ordinals[(executable, entry)],
                                                    IndexType())}))
 
+    def _stream_resource_load(self, op: stream.ResourceLoadOp, b: Builder) -> None:
+        load = b.insert(hal.BufferLoadOp.build(operands=[self.buffers[op.source], op.offset],
+                                               result_types=[op.result.type]))
+        op.result.replace_all_uses_with(load.result)
+
     def _stream_tensor_export(self, op: stream.TensorExportOp, b: Builder) -> None:
         view = b.insert(hal.BufferViewCreateOp.build(
             operands=[self.buffers[op.source], self._all_dims(op.encoding, list(op.dims), b)],
@@ -292,4 +394,5 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionLowering, Any, Builder], Non
     stream.CmdExecuteOp: _FunctionLowering._stream_cmd_execute,
     stream.AsyncTransferOp: _FunctionLowering._stream_async_transfer,
     stream.TensorExportOp: _FunctionLowering._stream_tensor_export,
+    stream.ResourceLoadOp: _FunctionLowering._stream_resource_load,
 }

@@ -33,7 +33,32 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "linalg.generic", "linalg.yield", "linalg.index", "linalg.fill", "linalg.matmul",
         "linalg.transpose", "linalg.broadcast", "linalg.reduce", "linalg.conv_2d_nhwc_hwcf",
         "linalg.pooling_nchw_max",
+        # Named linalg ops: generalized or mapped onto the Matmul/Conv2D/Pool2D kernels in the
+        # input phase (generalize_named_ops.py).
+        "linalg.batch_matmul", "linalg.batch_matmul_transpose_a", "linalg.batch_matmul_transpose_b",
+        "linalg.matmul_transpose_a", "linalg.matmul_transpose_b", "linalg.matvec", "linalg.vecmat",
+        "linalg.dot", "linalg.map", "linalg.copy", "linalg.softmax", "linalg.add", "linalg.sub",
+        "linalg.mul", "linalg.max", "linalg.min", "linalg.exp", "linalg.log", "linalg.sqrt",
+        "linalg.select", "linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_fhwc",
+        "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_max",
+        "linalg.pooling_nhwc_sum",
         "flow.tensor.transfer",
+        # Scalars in and out of tensors: splat/from_elements/insert become dispatches in the flow
+        # phase; extract is a host read once the tensor is ready (stream phase).
+        "tensor.splat", "tensor.from_elements", "tensor.insert", "tensor.extract",
+        # Data movement: slices and pads/concats (made of slices in the flow phase) run in
+        # dispatches; reshapes and casts are metadata on the host (same bytes, new shape).
+        "tensor.extract_slice", "tensor.insert_slice", "tensor.pad", "tensor.yield",
+        "tensor.concat", "tensor.collapse_shape", "tensor.expand_shape", "tensor.reshape",
+        "tensor.cast",
+        # Test assertions (lowered to calls of the runtime's `check` module in the abi phase)
+        # and constants the compiler must not fold (lowered to rodata in the input phase).
+        "check.expect_true", "check.expect_false", "check.expect_all_true", "check.expect_eq",
+        "check.expect_eq_const", "check.expect_almost_eq", "check.expect_almost_eq_const",
+        "util.unfoldable_constant",
+        # Host control flow (structured; lowered to VM branches in the vm phase). scf.parallel,
+        # scf.forall and scf.execute_region stay unsupported.
+        "scf.for", "scf.if", "scf.index_switch", "scf.while", "scf.yield", "scf.condition",
     }
 )
 

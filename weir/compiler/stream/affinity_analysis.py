@@ -6,7 +6,8 @@ The program states placement in two places only: the `iree.abi.affinity` of argu
 Everything else follows the data forward: a dispatch runs where its first placed operand lives
 (operands living elsewhere are transferred to it), its results live there too, and anything with
 no placed input runs on the module's default device. Constants are not placed: they are read-only
-module data, made available wherever they are consumed."""
+module data, made available wherever they are consumed. Host control flow is placed region by
+region, in program order, so a value defined outside a region is placed before its uses inside."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 
 from weir.compiler.devices import DeviceTable, execution_device
 from weir.dialects import flow, hal
-from weir.ir.upstream import Block, EmptyOp, Operation, SSAValue
+from weir.compiler.host_control_flow import BRANCHES, HOST_CONTROL_FLOW, nested_blocks
+from weir.ir.upstream import Block, EmptyOp, Operation, scf, SSAValue, TensorType
 
 
 @dataclass
@@ -31,11 +33,53 @@ class Placement:
 
 def place(block: Block, table: DeviceTable) -> Placement:
     placement = Placement()
+    _place_block(block, table, placement)
+    return placement
+
+
+def _place_control_flow(op: Operation, table: DeviceTable, placement: Placement) -> None:
+    """A tensor carried through host control flow lives on one device throughout: the device of
+    its initial value (scf.for, scf.while), or of what the first region yields (scf.if,
+    scf.index_switch). A value reaching a carried position from elsewhere is transferred there
+    by the stream conversion."""
+    default = table.devices[0].name
+    values = placement.value_device
+
+    def carry(sources: list[SSAValue], targets: list[SSAValue]) -> None:
+        for source, target in zip(sources, targets, strict=True):
+            if isinstance(target.type, TensorType):
+                values[target] = values.get(source, default)
+
+    if isinstance(op, scf.ForOp):
+        carry(list(op.iter_args), list(op.body.block.args[1:]))
+        carry(list(op.iter_args), list(op.results))
+        _place_block(op.body.block, table, placement)
+    elif isinstance(op, scf.WhileOp):
+        carry(list(op.arguments), list(op.before_region.block.args))
+        _place_block(op.before_region.block, table, placement)
+        condition = op.before_region.block.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        carry(list(condition.args), list(op.after_region.block.args))
+        carry(list(condition.args), list(op.results))
+        _place_block(op.after_region.block, table, placement)
+    elif isinstance(op, BRANCHES):
+        for block in nested_blocks(op):
+            _place_block(block, table, placement)
+        yields = [b.last_op for b in nested_blocks(op) if isinstance(b.last_op, scf.YieldOp)]
+        for i, result in enumerate(op.results):
+            placed = [values[y.operands[i]] for y in yields if y.operands[i] in values]
+            if isinstance(result.type, TensorType):
+                values[result] = placed[0] if placed else default
+
+
+def _place_block(block: Block, table: DeviceTable, placement: Placement) -> None:
     default = table.devices[0].name
     values = placement.value_device
     for op in block.ops:
         device: str | None = None
-        if isinstance(op, hal.TensorImportOp):
+        if isinstance(op, HOST_CONTROL_FLOW):
+            _place_control_flow(op, table, placement)
+        elif isinstance(op, hal.TensorImportOp):
             device = execution_device(op.affinity, table)
             values[op.result] = device
         elif isinstance(op, flow.TensorTransferOp):
@@ -62,4 +106,3 @@ def place(block: Block, table: DeviceTable) -> Placement:
             values[op.tensor] = device
         if device is not None:
             placement.op_device[op] = device
-    return placement

@@ -10,24 +10,48 @@ the whole difference between the synchronous ABI and coarse fences.
 Every allocation and execute region is on one device (the affinity analysis says which), so
 execution is partitioned per device and ordered across devices by timepoints only. A value used
 on a device other than its own goes through `stream.async.transfer`: explicitly for
-`flow.tensor.transfer`, implicitly where a dispatch or an export needs it elsewhere."""
+`flow.tensor.transfer`, implicitly where a dispatch or an export needs it elsewhere.
+
+Host control flow (scf.for/if/index_switch/while) stays structured: the converter walks into
+its regions (values from outside are visible there as they are) and re-types only what crosses a
+region boundary, each tensor as (external resource, ready timepoint, dynamic dims). A carried
+resource lives as long as the loop needs it, so it is `external`, never `transient`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from weir.compiler.devices import DeviceTable
+from weir.compiler.host_control_flow import (
+    carried_arguments,
+    carried_operands,
+    erase_arguments,
+    exit_targets,
+    exit_values,
+    expand_arguments,
+    HOST_CONTROL_FLOW,
+    nested_blocks,
+    rebuild,
+    rebuild_exit,
+    REGION_EXITS,
+)
 from weir.compiler.pass_base import Pass
 from weir.compiler.stream.affinity_analysis import place, Placement
+from weir.compiler.stream.push_constants import encode_push_constant
 from weir.compiler.shapes import dims_per_result
+from weir.compiler.tensor_shapes import RESHAPE_OPS, reshaped_dims
 from weir.compiler.state import CompilationState
+from weir.compiler.targets.element_types import dtype_name
 from weir.dialects import flow, hal, stream
+from weir.format.element_types import BY_NAME
 from weir.ir.diagnostics import error_at
 from weir.ir.hal_attrs import DeviceAffinityAttr
 from weir.ir.upstream import (
     arith,
     ArrayAttr,
+    Attribute,
     Block,
+    BlockArgument,
     Builder,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -42,6 +66,7 @@ from weir.ir.upstream import (
     Region,
     SSAValue,
     StringAttr,
+    tensor,
     TensorType,
 )
 
@@ -70,6 +95,8 @@ def _leaves_function(value: SSAValue) -> bool:
             return True
         if isinstance(user, flow.TensorTransferOp) and _leaves_function(user.result):
             return True
+        if isinstance(user, (*REGION_EXITS, *HOST_CONTROL_FLOW)):
+            return True  # carried across a region boundary: lives as long as the loop needs it
     return False
 
 
@@ -80,7 +107,8 @@ class ConvertToStream(Pass):
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
                 if len(fn.body.blocks) != 1:
-                    raise error_at(fn, "control flow on the host is not supported yet")
+                    raise error_at(fn, "a function body of several blocks is not supported "
+                                       "(use scf ops for control flow)")
                 block = fn.body.block
                 _FunctionConverter(block, place(block, state.devices), state.devices).run()
 
@@ -95,11 +123,26 @@ class _FunctionConverter:
         self.moved: dict[tuple[SSAValue, str], Resource] = {}
         self.fence_timepoints: dict[SSAValue, SSAValue] = {}  # one timepoint per outside fence
         self.dead: list[Operation] = []
+        # Tensor block arguments of host regions, replaced by resource + dims arguments.
+        self.dead_args: list[BlockArgument] = []
+        # What each region exit passes values on to, noted before block arguments change.
+        self.exit_targets: dict[Operation | None, list[SSAValue]] = {}
 
     def run(self) -> None:
-        for op in list(self.block.ops):
+        self._convert_block(self.block)
+        for op in reversed(self.dead):
+            op.detach()
+            op.erase()
+        erase_arguments(self.dead_args)
+
+    def _convert_block(self, block: Block) -> None:
+        for op in list(block.ops):
             b = Builder(InsertPoint.before(op))
-            if isinstance(op, hal.TensorImportOp):
+            if isinstance(op, HOST_CONTROL_FLOW):
+                self._control_flow(op, b)
+            elif isinstance(op, REGION_EXITS):
+                self._region_exit(op, b)
+            elif isinstance(op, hal.TensorImportOp):
                 self._import(op, b)
             elif isinstance(op, EmptyOp):
                 self._empty(op, b)
@@ -115,13 +158,121 @@ class _FunctionConverter:
                 self._export(op, b)
             elif isinstance(op, DimOp):
                 self._dim(op, b)
+            elif isinstance(op, tensor.ExtractOp):
+                self._extract(op, b)
             elif isinstance(op, flow.TensorTransferOp):
                 self._transfer(op, b)
+            elif isinstance(op, RESHAPE_OPS):
+                self._reshape(op, b)
             elif any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
                 raise error_at(op, f"'{op.name}' on tensors cannot run on the host")
-        for op in reversed(self.dead):
-            op.detach()
-            op.erase()
+
+    # --- host control flow: scf.for / scf.if / scf.while stay structured ----------------------
+
+    def _carried_types(self, value: SSAValue) -> list[Attribute] | None:
+        """What a tensor becomes where it crosses a region boundary: an external resource, the
+        timepoint at which its contents are ready, and its dynamic dims (carried along, as a
+        loop may change them). Other values cross as they are (None)."""
+        t = value.type
+        if not isinstance(t, TensorType):
+            return None
+        dynamic = sum(1 for d in t.get_shape() if d < 0)
+        return [stream.ResourceType("external"), stream.TimepointType(),
+                *([IndexType()] * dynamic)]
+
+    def _carried_resource(self, values: list[SSAValue], device: str) -> Resource:
+        """The Resource that (resource, timepoint, dims...) values received at a region
+        boundary stand for."""
+        return Resource(values[0], list(values[2:]), values[1], device)
+
+    def _carried_device(self, target: SSAValue) -> str:
+        return self.placement.value_device.get(target, self.table.devices[0].name)
+
+    def _carry(self, values: list[SSAValue], targets: list[SSAValue], user: Operation,
+               b: Builder) -> list[SSAValue]:
+        """The operands that pass `values` on to `targets` (entry-block arguments or results of
+        host control flow): each tensor as an external resource on the target's device, its
+        readiness and its dynamic dims, other values as they are.
+
+        Why carry the timepoint rather than have the host await it at the boundary: a loop then
+        only schedules work (iteration k+1's dispatch waits on iteration k's timepoint on the
+        device queue), so the host runs ahead instead of stalling every iteration, and an
+        async-external function with a loop still returns before its wait fence is signalled
+        (awaiting an argument's readiness there would never end if the caller signals after the
+        call returns)."""
+        out: list[SSAValue] = []
+        for value, target in zip(values, targets, strict=True):
+            t = value.type
+            if not isinstance(t, TensorType):
+                out.append(value)
+                continue
+            device = self._carried_device(target)
+            resource = self._resource(value, user)
+            if resource.device is not None and resource.device != device:
+                resource = self._transfer_resource(resource, t, device, "external", b)
+            elif resource.value.type != stream.ResourceType("external"):
+                resource = self._copy_to_external(resource, t, device, b)
+            ready = resource.ready
+            if ready is None:
+                ready = b.insert(stream.TimepointImmediateOp.build(
+                    result_types=[stream.TimepointType()])).result
+            out.extend([resource.value, ready, *resource.dims])
+        return out
+
+    def _copy_to_external(self, source: Resource, t: TensorType, device: str,
+                          b: Builder) -> Resource:
+        """A copy of a constant (read-only module data) in a fresh external allocation, so a
+        carried value has one resource type whichever way it arrives."""
+        target = self._alloca(t, source.dims, "external", device, b)
+        body = Block()
+        body.add_op(stream.CmdCopyOp.build(
+            operands=[source.value, target.value, self._sizeof(t, source.dims, b)]))
+        done = self._execute(body, [source, target], device, b)
+        return Resource(target.value, source.dims, done, device)
+
+    def _control_flow(self, op: Operation, b: Builder) -> None:
+        """Converts the regions of `op` in place, then rebuilds `op` with every carried tensor
+        as (resource, timepoint, dims...): in its operands, its entry-block arguments and its
+        results."""
+        self.exit_targets.update({block.last_op: exit_targets(block.last_op)
+                                  for block in nested_blocks(op)
+                                  if isinstance(block.last_op, REGION_EXITS)})
+        crosses = any(isinstance(v.type, TensorType)
+                      for v in (*carried_operands(op), *op.results))
+        carried = carried_operands(op)
+        if crosses:
+            targets = carried_arguments(op)[0][1] if carried else []
+            carried = self._carry(carried, list(targets), op, b)
+            for block, args in carried_arguments(op):
+                for old, new in expand_arguments(block, args, self._carried_types).items():
+                    self.resources[old] = self._carried_resource(list(new),
+                                                                 self._carried_device(old))
+                    self.dead_args.append(old)
+        outer_moved = self.moved
+        for block in nested_blocks(op):
+            # A transfer made inside a region is not visible after it.
+            self.moved = dict(outer_moved)
+            self._convert_block(block)
+        self.moved = outer_moved
+        if not crosses:
+            return
+        result_types = [t for r in op.results for t in (self._carried_types(r) or [r.type])]
+        new_results = iter(rebuild(op, carried, result_types).results)
+        for r in op.results:
+            types = self._carried_types(r)
+            if types is None:
+                r.replace_all_uses_with(next(new_results))
+                continue
+            self.resources[r] = self._carried_resource([next(new_results) for _ in types],
+                                                       self._carried_device(r))
+        self.dead.append(op)
+
+    def _region_exit(self, op: Operation, b: Builder) -> None:
+        values = exit_values(op)
+        if not any(isinstance(v.type, TensorType) for v in values):
+            return
+        rebuild_exit(op, self._carry(values, self.exit_targets[op], op, b))
+        self.dead.append(op)
 
     def _sizeof(self, t: TensorType, dims: list[SSAValue], b: Builder) -> SSAValue:
         return b.insert(stream.TensorSizeOfOp.build(
@@ -202,6 +353,15 @@ class _FunctionConverter:
             properties={"source_affinity": _on(source.device), "target_affinity": _on(device)}))
         return Resource(transfer.result, source.dims, transfer.result_timepoint, device)
 
+    def _reshape(self, op: Operation, b: Builder) -> None:
+        """collapse_shape/expand_shape/reshape/cast keep the bytes and change the shape (IREE's
+        flow.tensor.reshape): the result is the source's resource under new dims, no copy."""
+        source = self._resource(op.operands[0], op)
+        self.resources[op.results[0]] = Resource(
+            source.value, reshaped_dims(op, source.dims, b), source.ready, source.device,
+            source.fenced)
+        self.dead.append(op)
+
     def _transfer(self, op: flow.TensorTransferOp, b: Builder) -> None:
         source = self._resource(op.source, op)
         device = self.placement.op_device[op]
@@ -238,7 +398,8 @@ class _FunctionConverter:
         device = self.placement.op_device[op]
         inputs = [self._resource_on(v, device, op, b) for v in op.arguments
                   if isinstance(v.type, TensorType)]
-        push = [v for v in op.arguments if isinstance(v.type, IndexType)]
+        push = [encode_push_constant(v, op, b) for v in op.arguments
+                if not isinstance(v.type, TensorType)]
         outputs: list[Resource] = []
         for r, r_dims in zip(op.results, dims_per_result(op), strict=True):
             t = r.type
@@ -321,6 +482,35 @@ class _FunctionConverter:
             result_types=[hal.BufferViewType()],
             properties={"encoding": t, "affinity": _on(device)}))
         op.result.replace_all_uses_with(exported.result)
+        self.dead.append(op)
+
+    def _extract(self, op: tensor.ExtractOp, b: Builder) -> None:
+        """`tensor.extract` on the host: wait until the tensor is ready, then read the element
+        at its row-major byte offset (the host needs the value now, e.g. for a loop condition)."""
+        t = op.tensor.type
+        assert isinstance(t, TensorType)
+        source = self._resource(op.tensor, op)
+        if source.ready is not None:
+            b.insert(stream.TimepointAwaitOp.build(operands=[[source.ready]]))
+        def const(value: int) -> SSAValue:
+            return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+        dynamic = iter(source.dims)
+        linear: SSAValue | None = None
+        for size, index in zip(t.get_shape(), op.indices, strict=True):
+            extent = next(dynamic) if size < 0 else None  # dynamic dims come in order
+            if linear is None:
+                linear = index
+                continue
+            scaled = b.insert(arith.MuliOp(linear, extent or const(size))).result
+            linear = b.insert(arith.AddiOp(scaled, index)).result
+        element_size = BY_NAME[dtype_name(t.element_type, op)].byte_size
+        # A 0-d tensor's one element is at offset 0.
+        offset = const(0) if linear is None else b.insert(
+            arith.MuliOp(linear, const(element_size))).result
+        load = b.insert(stream.ResourceLoadOp.build(
+            operands=[source.value, offset], result_types=[op.result.type]))
+        op.result.replace_all_uses_with(load.result)
         self.dead.append(op)
 
     def _dim(self, op: DimOp, b: Builder) -> None:

@@ -9,6 +9,7 @@ pass can be turned off (`--weir-stream-elide-transfers=false`) to see and test t
 from __future__ import annotations
 
 from weir.compiler.devices import DeviceTable, device_names, execution_device
+from weir.compiler.host_control_flow import host_blocks_innermost_first
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import stream
@@ -22,9 +23,11 @@ class ElideTransfers(Pass):
         table = state.devices
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
-                block = fn.body.block
-                if self._elide(block, table):
-                    _widen_allocations(block, table)
+                # Transfers inside host loops and branches too (their regions, inner first).
+                blocks = host_blocks_innermost_first(fn.body.block)
+                if any([self._elide(block, table) for block in blocks]):
+                    for block in blocks:
+                        _widen_allocations(block, table)
 
     def _elide(self, block: Block, table: DeviceTable) -> bool:
         elided = False

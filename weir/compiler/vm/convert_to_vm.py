@@ -1,22 +1,26 @@
 """Rewrites the host program into a `vm.module`: every hal op becomes a call into the runtime's
-`hal` module, index math becomes VM arithmetic, executables are created once per context (and
-per device that dispatches them) by the module initializer and kept in globals, constants become
-rodata."""
+`hal` module, scalar math becomes typed VM arithmetic (host_scalars.py), executables are created
+once per context (and per device that dispatches them) by the module initializer and kept in
+globals, constants become rodata."""
 
 from __future__ import annotations
 
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
+from weir.compiler.vm.host_scalars import canonical_constant, is_host_scalar_op, lower_scalar_op
 from weir.dialects import hal, vm
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     arith,
     ArrayAttr,
     Attribute,
+    BFloat16Type,
+    cf,
     Block,
     Builder,
     DictionaryAttr,
+    Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -36,21 +40,13 @@ from weir.ir.upstream import (
 
 INITIALIZER = "__init"
 
-# arith ops on host scalars -> vm.binary op names.
-BINARY: dict[str, str] = {
-    "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "div",
-    "arith.remsi": "rem", "arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul",
-    "arith.divf": "div", "arith.andi": "and", "arith.ori": "or", "arith.xori": "xor",
-    "arith.maxsi": "max", "arith.minsi": "min",
-}
-
 
 def cconv_letter(t: Attribute) -> str:
     if isinstance(t, IndexType):
         return "I"
     if isinstance(t, IntegerType):
         return "I" if t.width.data == 64 else "i"
-    if isinstance(t, Float32Type):
+    if isinstance(t, Float32Type | Float16Type | BFloat16Type):
         return "f"
     if isinstance(t, Float64Type):
         return "F"
@@ -132,9 +128,10 @@ class _ModuleLowering:
 
     def _export(self, fn: func.FuncOp) -> vm.ExportOp:
         reflection: dict[str, Attribute] = {}
-        declaration = fn.attributes.get("iree.abi.declaration")
-        if isinstance(declaration, StringAttr):
-            reflection["iree.abi.declaration"] = declaration
+        for key in ("iree.abi.declaration", "weir.abi.scalar_types"):
+            value = fn.attributes.get(key)
+            if isinstance(value, StringAttr):
+                reflection[key] = value
         model = fn.attributes.get("iree.abi.model")
         return vm.ExportOp.build(properties={
             "function_ref": SymbolRefAttr(fn.sym_name.data),
@@ -215,18 +212,11 @@ class _ModuleLowering:
         b = Builder(InsertPoint.before(op))
         results: list[SSAValue] | None
         if isinstance(op, arith.ConstantOp):
-            value = op.value
-            if isinstance(value, IntegerAttr):
-                results = [self._const(b, value.value.data, op.result.type)]
-            elif isinstance(value, FloatAttr):
-                results = [self._const(b, float(value.value.data), op.result.type)]
-            else:
-                raise error_at(op, "only scalar constants can live on the host")
-        elif op.name in BINARY:
-            binary = b.insert(vm.BinaryOp.build(
-                operands=list(op.operands), result_types=[op.results[0].type],
-                properties={"op": StringAttr(BINARY[op.name])}))
-            results = [binary.result]
+            results = [b.insert(vm.ConstOp.build(
+                properties={"value": canonical_constant(op.value, op.result.type, op)},
+                result_types=[op.result.type])).result]
+        elif is_host_scalar_op(op):
+            results = [lower_scalar_op(op, b)]
         elif isinstance(op, func.CallOp):
             call = b.insert(vm.CallOp.build(
                 operands=[list(op.arguments)], result_types=[[r.type for r in op.results]],
@@ -235,6 +225,8 @@ class _ModuleLowering:
         elif isinstance(op, func.ReturnOp):
             b.insert(vm.ReturnOp.build(operands=[list(op.arguments)]))
             results = []
+        elif isinstance(op, cf.BranchOp | cf.ConditionalBranchOp):
+            results = self._lower_branch(op, b)
         elif op.name.startswith("hal."):
             results = self._lower_hal(op, b)
         else:
@@ -243,6 +235,24 @@ class _ModuleLowering:
             old.replace_all_uses_with(new)
         op.detach()
         op.erase()
+
+    def _lower_branch(self, op: cf.BranchOp | cf.ConditionalBranchOp, b: Builder) -> list[SSAValue]:
+        """Branches between the blocks that lower-host-control-flow made: same blocks, same
+        block arguments, VM spelling."""
+        if isinstance(op, cf.BranchOp):
+            b.insert(vm.BranchOp.build(operands=[list(op.arguments)], successors=[op.successor]))
+        else:
+            b.insert(vm.CondBranchOp.build(
+                operands=[op.cond, list(op.then_arguments), list(op.else_arguments)],
+                successors=[op.then_block, op.else_block]))
+        return []
+
+    def _buffer_load(self, op: hal.BufferLoadOp, b: Builder) -> list[SSAValue]:
+        """The element comes back as a scalar register of the type the dtype names; like every
+        hal function taking a str operand, the import is matched by arity (its `r` result)."""
+        dtype = self._const(b, dtype_name(op.result.type, op), vm.StrType())
+        return self._call(b, "hal.buffer.load", "0rIr_r", [op.source, op.offset, dtype],
+                          [op.result.type])
 
     def _lower_hal(self, op: Operation, b: Builder) -> list[SSAValue]:
         c = self._call
@@ -261,6 +271,8 @@ class _ModuleLowering:
                 self._const(b, dtype_name(op.element_type, op), vm.StrType()),
                 self._tuple(b, shape)], [])
             return []
+        if isinstance(op, hal.BufferLoadOp):
+            return self._buffer_load(op, b)
         if isinstance(op, hal.BufferViewBufferOp):
             return c(b, "hal.buffer_view.buffer", "0r_r", [op.view], [hal.BufferType()])
         if isinstance(op, hal.BufferViewDimOp):

@@ -10,7 +10,7 @@ from weir.dialects import hal, vm
 from weir.format import image as img
 from weir.format import vm_isa as isa
 from weir.ir.diagnostics import error_at
-from weir.ir.upstream import Block, FloatAttr, IntegerAttr, SSAValue, StringAttr
+from weir.ir.upstream import Block, FloatAttr, IntegerAttr, IntegerType, SSAValue, StringAttr
 
 
 def build_image(module: vm.ModuleOp, state: CompilationState) -> img.ModuleImage:
@@ -119,7 +119,10 @@ class _FunctionWriter:
             if value is None:
                 scalar = None
             elif isinstance(value, IntegerAttr):
+                # i1 constants are bools, the canonical register form of i1.
                 scalar = int(value.value.data)
+                if value.type == IntegerType(1):
+                    scalar = bool(scalar)
             elif isinstance(value, FloatAttr):
                 scalar = float(value.value.data)
             elif isinstance(value, StringAttr):
@@ -145,6 +148,11 @@ class _FunctionWriter:
         if isinstance(op, vm.UnaryOp):
             return isa.Unary(self.reg(op.result), op.op.data,  # type: ignore[arg-type]
                              self.reg(op.source))
+        if isinstance(op, vm.ArithOp):
+            predicate = op.predicate.data if op.predicate is not None else None
+            return isa.Arith(self.reg(op.result), op.op.data, op.dtype.data,
+                             tuple(self.reg(a) for a in op.arguments), op.arg_dtype.data,
+                             predicate)
         if isinstance(op, vm.SelectOp):
             return isa.Select(self.reg(op.result), self.reg(op.condition),
                               self.reg(op.true_value), self.reg(op.false_value))

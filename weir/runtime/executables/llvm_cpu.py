@@ -3,8 +3,8 @@ in-memory linker (llvmlite's MCJIT; no system linker, no files), and each entry 
 through ctypes, which releases the GIL, so workgroups on several threads really run in parallel.
 
 Native code cannot check its own accesses, so every dispatch first checks each binding's byte
-extent (from the payload's access list) against the buffer it was given, and refuses to write
-read-only buffers. The payload's CPU features are checked against this CPU at load time: a module
+extent (from the payload's access list) against the buffer it was given, refuses to write
+read-only buffers, and checks every slice window that depends on push constants. The payload's CPU features are checked against this CPU at load time: a module
 built for AVX-512 on a machine without it is a LoadError, not an illegal instruction."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from weir.format.native_executable import (
     NativeExecutable,
     decode_native_executable,
 )
-from weir.format.reference_kernel import Dim, PushDim
+from weir.format.reference_kernel import Dim, PushDim, window_error
 from weir.runtime.executables.elf_symbols import symbols
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.executable import Executable, LoaderInfo, check_dispatch_arity
@@ -82,6 +82,12 @@ class _Entry:
             if end is None or end > buffer.byte_length or (writes and buffer.read_only):
                 _check_access(access, size, buffer, constants,
                               f"llvm-cpu dispatch '{self.meta.name}'")
+        for w in self.meta.windows:
+            problem = window_error(*(_dim(d, constants) for d in (w.offset, w.size, w.stride,
+                                                                  w.extent)))
+            if problem is not None:
+                raise RuntimeFault(f"llvm-cpu dispatch '{self.meta.name}': slice out of bounds: "
+                                   f"{problem}")
 
 
 def _dim(d: Dim, constants: Sequence[int]) -> int:

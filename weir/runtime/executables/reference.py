@@ -19,6 +19,7 @@ from weir.format.reference_kernel import (
     EntryPoint,
     Fill,
     Generic,
+    InsertSlice,
     KernelOp,
     Load,
     Matmul,
@@ -27,17 +28,20 @@ from weir.format.reference_kernel import (
     Reduce,
     Result,
     Shape,
+    Slice,
     Store,
     Transpose,
 )
 from weir.runtime.executables.reference_body import (
     combine,
     evaluate_body,
+    evaluate_sequential,
     plan_body,
     reduce_partial,
 )
 from weir.runtime.executables.reference_layout import from_loop_space, to_loop_space
 from weir.runtime.executables.reference_scalar_ops import _to, compute_dtype
+from weir.runtime.executables.reference_slices import insert_slice, take_slice
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.element_types import numpy_dtype
 from weir.runtime.hal.executable import Executable, LoaderInfo, check_dispatch_arity
@@ -132,6 +136,12 @@ class _Planner:
                     op.offset, arr.nbytes, f"{w}: store to binding {op.binding}")
                 target.view(arr.dtype).reshape(arr.shape)[...] = arr
             return store
+        if isinstance(op, Slice):
+            return lambda values, b, consts: values.append(
+                take_slice(op, _tensor(values[op.input]), consts, w))
+        if isinstance(op, InsertSlice):
+            return lambda values, b, consts: values.append(insert_slice(
+                op, _tensor(values[op.source]), _tensor(values[op.dest]), consts, w))
         raise ModuleFormatError(f"{w}: unknown kernel op {type(op).__name__}")
 
     def generic(self, op: Generic, w: str) -> Step:
@@ -156,7 +166,13 @@ class _Planner:
 
             def index(d: int, dt: np.dtype) -> np.ndarray:
                 return np.arange(sizes[d], dtype=dt).reshape([-1 if l == d else 1 for l in range(nloops)])
-            results = evaluate_body(plan, args, index)
+            if plan.sequential:
+                accs = evaluate_sequential(plan, views[:nin], views[nin:], sizes, red_axes, index, c)
+                values.append(tuple(
+                    _to(from_loop_space(a, op.maps[nin + i], sizes, parallel), a.dtype)
+                    for i, a in enumerate(accs)))
+                return
+            results = evaluate_body(plan, args, index, c)
             outs: list[np.ndarray] = []
             for i, r in enumerate(results):
                 init = operands[nin + i]
@@ -180,7 +196,18 @@ class _Planner:
             shape = inputs[0].shape
             for x in inputs[1:]:
                 _check_shape(x.shape, shape, f"{w}: reduce input")
-            results = evaluate_body(plan, list(inputs) + [None] * n, None)
+            if plan.sequential:
+                kept = tuple(d for d in range(len(shape)) if d not in op.dimensions)
+                parallel = [d in kept for d in range(len(shape))]
+                inits = [_tensor(values[v]) for v in op.inits]
+                for init in inits:
+                    _check_shape(init.shape, tuple(shape[d] for d in kept), f"{w}: reduce init")
+                accs = evaluate_sequential(plan, inputs, [to_loop_space(x, kept, len(shape))
+                                                          for x in inits],
+                                           shape, tuple(sorted(op.dimensions)), None, c)
+                values.append(tuple(from_loop_space(a, kept, shape, parallel) for a in accs))
+                return
+            results = evaluate_body(plan, list(inputs) + [None] * n, None, c)
             outs: list[np.ndarray] = []
             for i, r in enumerate(results):
                 init = _tensor(values[op.inits[i]])
@@ -258,20 +285,26 @@ def _taps(x: np.ndarray, window: tuple[int, int], out: tuple[int, int], strides:
 
 
 def _conv2d(op: Conv2D, x: np.ndarray, f: np.ndarray, init: np.ndarray, w: str) -> np.ndarray:
-    """init + the convolution of x by f, as one product over channels per filter tap."""
-    out_layout = op.input_layout.replace("C", "F")
-    xs, fs = _in_order(x, op.input_layout, "NHWC"), _in_order(f, op.filter_layout, "HWCF")
+    """init + the convolution of x by f, as one product over channels per filter tap (depthwise:
+    one elementwise product per tap, each channel by its own filter)."""
+    out_order = "NHWC" if op.depthwise else "NHWF"
+    xs = _in_order(x, op.input_layout, "NHWC")
+    fs = _in_order(f, op.filter_layout, "HWC" if op.depthwise else "HWCF")
     what = f"{w}: conv2d of {x.shape} by {f.shape} into {init.shape}"
     out_hw = _window_outputs(xs.shape[1:3], fs.shape[:2], op.strides, op.dilations, what)
-    init_s = _in_order(init, out_layout, "NHWF")
-    if xs.shape[3] != fs.shape[2] or init_s.shape != (xs.shape[0], *out_hw, fs.shape[3]):
+    init_s = _in_order(init, op.output_layout, out_order)
+    out_c = fs.shape[2] if op.depthwise else fs.shape[3]
+    if xs.shape[3] != fs.shape[2] or init_s.shape != (xs.shape[0], *out_hw, out_c):
         raise RuntimeFault(what)
     acc = _accumulator(init.dtype)
     xs, fs = xs.astype(acc, copy=False), fs.astype(acc, copy=False)
     total = init_s.astype(acc)
     for i, j, patch in _taps(xs, fs.shape[:2], out_hw, op.strides, op.dilations, 1):
-        total += np.tensordot(patch, fs[i, j], axes=1)  # one (N*OH*OW, C) x (C, F) product
-    return _to(_in_order(total, "NHWF", out_layout), init.dtype)
+        if op.depthwise:
+            total += patch * fs[i, j]
+        else:
+            total += np.tensordot(patch, fs[i, j], axes=1)  # one (N*OH*OW, C) x (C, F) product
+    return _to(_in_order(total, out_order, op.output_layout), init.dtype)
 
 
 _POOL_COMBINE: dict[str, np.ufunc] = {"max": np.maximum, "sum": np.add}

@@ -1,9 +1,10 @@
 """Scalar bodies of `Generic`/`Reduce`, analysed once at load time and evaluated over whole arrays.
 
-A reduction body must have the form `yield combine(f(inputs...), acc)` with an associative
-`combine` (see COMBINERS): then f is evaluated over the full iteration space and reduced with the
-matching ufunc, which keeps the reference target vectorised. Anything else is rejected at load
-time rather than silently run element by element.
+A reduction body of the form `yield combine(f(inputs...), acc)` with an associative `combine`
+(see COMBINERS) is evaluated over the full iteration space and reduced with the matching ufunc.
+Any other reduction body (an argmax's compare-and-select, a recurrence such as `acc * 0.5 + x`)
+is `sequential`: it is evaluated once per point of the reduction loops, in loop order, each time
+vectorised over all the parallel loops, so it is never run element by element.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from weir.errors import ModuleFormatError
 from weir.format.reference_kernel import ScalarOp
-from weir.runtime.executables.reference_scalar_ops import COMBINERS, SCALAR_IMPLS, _to
+from weir.runtime.executables.reference_scalar_ops import COMBINERS, SCALAR_IMPLS, _to, push_scalar
 from weir.runtime.hal.element_types import numpy_dtype
 
 
@@ -51,6 +51,8 @@ class BodyPlan:
     steps: tuple[tuple[int, ScalarOp, np.dtype], ...]
     yields: tuple[int, ...]  # value numbers evaluated per output (partials for reductions)
     reductions: tuple[Reduction | None, ...]
+    # A reduction whose body is not a combine of its accumulator: evaluate it step by step.
+    sequential: bool = False
 
 
 def plan_body(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int, yields: tuple[int, ...],
@@ -66,15 +68,10 @@ def plan_body(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int, yields: t
         acc = ninputs + i
         op = body[y - nargs] if y >= nargs else None
         if op is None or op.op not in COMBINERS or acc not in op.args or len(set(op.args)) != 2:
-            raise ModuleFormatError(
-                f"{where}: reference target cannot execute reduction body: output {i} must yield "
-                f"an associative combine ({', '.join(sorted(COMBINERS))}) of its accumulator "
-                f"and a value computed from the inputs")
+            return _sequential(body, ninputs, noutputs, yields, where)
         partial = op.args[1] if op.args[0] == acc else op.args[0]
         if any(ninputs <= d < nargs for d in _dependencies(body, nargs, partial)):
-            raise ModuleFormatError(
-                f"{where}: reference target cannot execute reduction body: the value combined "
-                f"into output {i} depends on an accumulator")
+            return _sequential(body, ninputs, noutputs, yields, where)
         reductions.append(Reduction(op, partial, numpy_dtype(op.dtype)))
         targets.append(partial)
     needed: set[int] = set()
@@ -84,21 +81,57 @@ def plan_body(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int, yields: t
     return BodyPlan(body, nargs, steps, tuple(targets), tuple(reductions))
 
 
+def _sequential(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int,
+                yields: tuple[int, ...], where: str) -> BodyPlan:
+    """The plan of a reduction body evaluated per reduction step: the whole body, as if parallel."""
+    plan = plan_body(body, ninputs, noutputs, yields, False, where)
+    return BodyPlan(plan.body, plan.nargs, plan.steps, plan.yields, plan.reductions, True)
+
+
 IndexFn = Callable[[int, np.dtype], np.ndarray]
 
 
 def evaluate_body(plan: BodyPlan, args: Sequence[np.ndarray | None], index: IndexFn | None,
-                  ) -> list[np.ndarray]:
-    """The values of `plan.yields`, broadcastable to the iteration space."""
+                  push: Sequence[int] = ()) -> list[np.ndarray]:
+    """The values of `plan.yields`, broadcastable to the iteration space; `push`: the dispatch's
+    push constants, which `push` ops read."""
     values: list[np.ndarray | None] = list(args) + [None] * len(plan.body)
     for k, op, dtype in plan.steps:
-        if op.op == "index":
+        if op.op == "push":
+            slot = push[int(op.attr)]  # type: ignore[arg-type]
+            values[plan.nargs + k] = push_scalar(slot, dtype)
+        elif op.op == "index":
             assert index is not None  # the codec rejects `index` outside generic bodies
             values[plan.nargs + k] = index(int(op.attr), dtype)  # type: ignore[arg-type]
         else:
             operands = [values[a] for a in op.args]
             values[plan.nargs + k] = SCALAR_IMPLS[op.op](operands, op, dtype)  # type: ignore[arg-type]
     return [values[y] for y in plan.yields]  # type: ignore[misc]
+
+
+def evaluate_sequential(plan: BodyPlan, inputs: Sequence[np.ndarray], accs: Sequence[np.ndarray],
+                        sizes: Sequence[int], reduction: Sequence[int], index: IndexFn | None,
+                        push: Sequence[int] = ()) -> list[np.ndarray]:
+    """A `sequential` reduction in loop space: `inputs` span the loops (size-1 axes where they do
+    not vary), `accs` are the outputs with size-1 reduction axes. The body runs once per point of
+    the `reduction` loops, in loop order, over all parallel loops at once."""
+    shape = [1 if d in reduction else s for d, s in enumerate(sizes)]
+    current = [np.broadcast_to(a, shape) for a in accs]
+    dtypes = [a.dtype for a in accs]
+    for point in np.ndindex(*(sizes[d] for d in reduction)):
+        at = dict(zip(reduction, point))
+        picked = [x[tuple(slice(None) if d not in at or x.shape[d] == 1
+                          else slice(at[d], at[d] + 1) for d in range(len(sizes)))]
+                  for x in inputs]
+
+        def step_index(d: int, dt: np.dtype) -> np.ndarray:
+            if d in at:
+                return np.full([1] * len(sizes), at[d], dtype=dt)
+            assert index is not None
+            return index(d, dt)
+        results = evaluate_body(plan, picked + current, step_index, push)
+        current = [np.broadcast_to(_to(r, dt), shape) for r, dt in zip(results, dtypes)]
+    return current
 
 
 def reduce_partial(red: Reduction, partial: np.ndarray, axes: tuple[int, ...],

@@ -11,11 +11,14 @@ import numpy as np
 
 
 def to_loop_space(arr: np.ndarray, amap: Sequence[int], nloops: int) -> np.ndarray:
-    """A view (no copy) of `arr` laid out on the loops; -1 map entries take index 0."""
+    """A view (no copy) of `arr` laid out on the loops; -1 map entries take index 0, and a loop
+    that indexes several dimensions reads their diagonal."""
     picked = arr[tuple(0 if d < 0 else slice(None) for d in amap)]
     loops = [d for d in amap if d >= 0]
-    order = sorted(range(len(loops)), key=lambda i: loops[i])
-    moved = picked.transpose(order)
+    if len(set(loops)) != len(loops):
+        moved = np.einsum(picked, loops, sorted(set(loops)))
+    else:
+        moved = picked.transpose(sorted(range(len(loops)), key=lambda i: loops[i]))
     missing = tuple(sorted(set(range(nloops)) - set(loops)))
     return np.expand_dims(moved, missing) if missing else moved
 

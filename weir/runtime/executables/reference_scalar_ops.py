@@ -208,7 +208,21 @@ SCALAR_IMPLS: dict[str, ScalarImpl] = {
     "index_cast": lambda a, op, dt: _to(as_signed(a[0]), dt),
 }
 
-assert set(SCALAR_IMPLS) | {"index"} == SCALAR_OPS, "every scalar op needs an implementation"
+# `index` and `push` read the dispatch (iteration space, push constants): the body evaluator.
+assert set(SCALAR_IMPLS) | {"index", "push"} == SCALAR_OPS, "every scalar op needs an impl"
+
+
+def push_scalar(constant: int, dtype: np.dtype) -> np.ndarray:
+    """A push constant read as a scalar of `dtype` (the `push` op): its low bits, as many as the
+    dtype has, are the value (a float's bits, an integer truncated)."""
+    bits = 1 if dtype == np.bool_ else dtype.itemsize * 8
+    low = int(constant) & ((1 << bits) - 1)
+    if dtype == np.bool_:
+        return np.asarray(bool(low))
+    if dtype.kind == "f" or dtype == numpy_dtype("bf16"):
+        return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(dtype)
+    return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(_SIGNED[dtype.itemsize]).astype(
+        dtype, copy=False)
 
 # Associative combiners a reduction body may end with, and the ufunc that reduces with them.
 # Signedness of min/max/... is applied by viewing the operand before reducing.

@@ -17,6 +17,7 @@ from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.buffer_view import BufferView, format_type
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.device import Device
+from weir.runtime.hal.element_types import numpy_dtype
 from weir.runtime.hal.executable import Executable
 from weir.runtime.hal.fence import Fence
 from weir.runtime.vm.context import Context
@@ -115,6 +116,17 @@ class HalModule(NativeModule):
         return BufferView(buffer, offset, dtype, shape)
 
     # ------------------------------------------------------------------------------- memory
+
+    @export("0rIr_r", name="buffer.load", arity_only=True)
+    def buffer_load(self, state: HalState, buffer: Any, offset: int, dtype: str) -> Any:
+        """One element at a byte offset, as the VM register of its type (`tensor.extract` on
+        the host, once the buffer's contents are ready)."""
+        buf = _expect(buffer, Buffer, "buffer.load", "buffer")
+        dt = numpy_dtype(dtype)
+        if type(offset) is not int:
+            raise RuntimeFault(f"hal.buffer.load: offset must be an int, got {offset!r}")
+        buf.check_range(offset, dt.itemsize, "hal.buffer.load")
+        return buf.data[offset:offset + dt.itemsize].view(dt)[0].item()
 
     @export("0rI_r", name="allocator.allocate")
     def allocator_allocate(self, state: HalState, device: Any, size: int) -> Buffer:

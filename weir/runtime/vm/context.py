@@ -43,6 +43,7 @@ class Context:
     def add_module(self, module: Module) -> None:
         if module.name in self._modules:
             raise LoadError(f"a module named '{module.name}' is already loaded in this context")
+        self._add_on_demand_modules(module)
         for dep in module.dependencies:
             if dep not in self._modules:
                 raise LoadError(f"module '{module.name}' depends on module '{dep}', which is not "
@@ -57,6 +58,17 @@ class Context:
         self._instances[module.name] = inst
         self._order.append(module.name)
         inst.initialize()
+
+    def _add_on_demand_modules(self, module: Module) -> None:
+        """Built-in modules that `module` uses (`check`) are created here when nothing of their
+        name is loaded, so a test program runs without naming them and its checks never go
+        unresolved (IREE's check imports are optional and silently skipped when missing)."""
+        from weir.runtime.modules import ON_DEMAND
+
+        wanted = [*module.dependencies, *(imp.name.partition(".")[0] for imp in module.imports)]
+        for name in dict.fromkeys(wanted):
+            if name not in self._modules and name in ON_DEMAND:
+                self.add_module(ON_DEMAND[name]())
 
     def _resolve(self, module: Module, imp: ImportDef) -> VMCallable | None:
         target_name, _, fn_name = imp.name.partition(".")

@@ -28,6 +28,7 @@ from typing import Any
 from weir.errors import ModuleFormatError
 from weir.format.image import FunctionDef, ModuleImage
 from weir.format.vm_isa import (
+    Arith,
     Binary,
     Branch,
     Call,
@@ -45,12 +46,18 @@ from weir.format.vm_isa import (
     Unary,
 )
 from weir.runtime.vm import scalar_helpers
+from weir.runtime.vm.scalar_arith import arith_function
 
 _I64 = "-9223372036854775808 <= {0} <= 9223372036854775807"
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 _WRAPPING = {"add", "sub", "mul"}
 _COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _HELPERS = {"div": "H_div", "rem": "H_rem", "shl": "H_shl", "shr": "H_shr"}
+# `Arith` ops that plain Python computes exactly for 64-bit integers (loop counters, shape math),
+# written inline; every other op calls its numpy function (scalar_arith.py).
+_INLINE_I64 = {"addi": "+", "subi": "-", "muli": "*", "andi": "&", "ori": "|", "xori": "^"}
+_INLINE_CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">="}
+_INLINE_F64 = {"addf": "+", "subf": "-", "mulf": "*"}
 
 # The names the generated code may use besides its registers, tables and functions.
 HELPERS: dict[str, Any] = {
@@ -153,6 +160,8 @@ class _FunctionWriter:
                 e(f"{d} = H_toint({a})")
             else:
                 e(f"{d} = float({a})")
+        elif isinstance(ins, Arith):
+            self.arith(e, ins)
         elif isinstance(ins, Select):
             e(f"{_r(ins.dst)} = {_r(ins.true_value)} if {_r(ins.cond)} else {_r(ins.false_value)}")
         elif isinstance(ins, Branch):
@@ -169,6 +178,25 @@ class _FunctionWriter:
             e(f"raise H_fail({_r(ins.message)})")
         else:  # unreachable after verification
             raise AssertionError(f"unknown instruction {ins!r}")
+
+    def arith(self, e: Any, ins: Arith) -> None:
+        d, args = _r(ins.dst), [_r(a) for a in ins.args]
+        wide_int = ins.arg_dtype in ("i64", "index")
+        if ins.op == "select":
+            e(f"{d} = {args[1]} if {args[0]} else {args[2]}")
+        elif wide_int and ins.dtype == ins.arg_dtype and ins.op in _INLINE_I64:
+            e(f"{d} = {args[0]} {_INLINE_I64[ins.op]} {args[1]}")
+            if ins.op in ("addi", "subi", "muli"):
+                e(f"if not {_I64.format(d)}: {d} = H_wrap({d})")
+        elif wide_int and ins.op == "cmpi" and ins.attr in _INLINE_CMPI:
+            e(f"{d} = {args[0]} {_INLINE_CMPI[str(ins.attr)]} {args[1]}")
+        elif wide_int and ins.op == "index_cast" and ins.dtype in ("i64", "index"):
+            e(f"{d} = {args[0]}")
+        elif ins.dtype == ins.arg_dtype == "f64" and ins.op in _INLINE_F64:
+            e(f"{d} = {args[0]} {_INLINE_F64[ins.op]} {args[1]}")
+        else:
+            fn = self.const(arith_function(ins.op, ins.dtype, ins.arg_dtype, ins.attr))
+            e(f"{d} = {fn}({', '.join(args)})")
 
     def registers_needing_init(self) -> list[int]:
         """Registers that might be read before written: all of them with branches, those read
@@ -227,6 +255,8 @@ def _reads_writes(ins: Instruction) -> tuple[list[int], list[int]]:
         return [ins.lhs, ins.rhs], [ins.dst]
     if isinstance(ins, Unary):
         return [ins.src], [ins.dst]
+    if isinstance(ins, Arith):
+        return list(ins.args), [ins.dst]
     if isinstance(ins, Select):
         return [ins.cond, ins.true_value, ins.false_value], [ins.dst]
     if isinstance(ins, Branch):

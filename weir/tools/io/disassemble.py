@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from weir.format.image import FunctionDef, ModuleImage
 from weir.format.vm_isa import (
+    Arith,
     Binary,
     Branch,
     Call,
@@ -76,6 +77,11 @@ def instruction_text(inst: Instruction, image: ModuleImage) -> str:
         return f"{register(inst.dst)} = {inst.op} {register(inst.lhs)}, {register(inst.rhs)}"
     if isinstance(inst, Unary):
         return f"{register(inst.dst)} = {inst.op} {register(inst.src)}"
+    if isinstance(inst, Arith):
+        predicate = f" {inst.attr}" if inst.attr is not None else ""
+        result = f" -> {inst.dtype}" if inst.dtype != inst.arg_dtype else ""
+        return (f"{register(inst.dst)} = arith.{inst.op}{predicate} "
+                + ", ".join(register(a) for a in inst.args) + f" : {inst.arg_dtype}{result}")
     if isinstance(inst, Select):
         return (f"{register(inst.dst)} = select {register(inst.cond)}, "
                 f"{register(inst.true_value)}, {register(inst.false_value)}")

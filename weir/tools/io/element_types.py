@@ -13,7 +13,7 @@ from weir.format.element_types import BY_DTYPE, ElementType
 from weir.format.element_types import VALUE_TYPES as ELEMENT_TYPES
 
 __all__ = ["ELEMENT_TYPES", "SCALAR_CCONV_TYPES", "ElementType", "element_type_names",
-           "element_type_of", "parse_element_type"]
+           "element_type_of", "parse_element_type", "scalar_type"]
 
 _BY_NAME: dict[str, ElementType] = {t.name: t for t in ELEMENT_TYPES}
 # IREE also spells explicitly signed integers `si8`..`si64` (npy files load as those); weir keeps
@@ -24,6 +24,17 @@ _BY_NAME.update({"s" + t.name: t for t in ELEMENT_TYPES if t.kind == "int"})
 SCALAR_CCONV_TYPES: dict[str, ElementType] = {
     "i": _BY_NAME["i32"], "I": _BY_NAME["i64"], "f": _BY_NAME["f32"], "F": _BY_NAME["f64"],
 }
+
+
+def scalar_type(kind: str | None) -> ElementType | None:
+    """The element type of a scalar argument or result from its calling-convention letter (`i`
+    i32, `I` i64, `f` f32, `F` f64) or the exact type its module declares (`i8`, `bf16`; `index`
+    reads and prints as i64); None for a reference (`r`) or when unknown."""
+    if kind is None:
+        return None
+    if kind in SCALAR_CCONV_TYPES:
+        return SCALAR_CCONV_TYPES[kind]
+    return _BY_NAME["i64"] if kind == "index" else _BY_NAME.get(kind)
 
 
 def element_type_names() -> str:

@@ -57,9 +57,12 @@ def _format_level(flat: np.ndarray, start: int, shape: tuple[int, ...], etype: E
 
 
 def format_scalar(scalar: TypedScalar) -> str:
-    """`i32=12`, `f32=2.5` (IREE formats primitive results with `%d`/`%g`)."""
+    """`i32=12`, `f32=2.5`, `i1=1` (IREE formats primitive results with `%d`/`%g`; an i1
+    scalar is a number there, not the byte `01` a buffer view element prints as)."""
     if scalar.type.is_float:
         return f"{scalar.type.name}={format_float_lower(float(scalar.value))}"
+    if scalar.type.kind == "bool":
+        return f"{scalar.type.name}={int(bool(scalar.value))}"
     return f"{scalar.type.name}={format_element(scalar.value, scalar.type)}"
 
 

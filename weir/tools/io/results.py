@@ -1,6 +1,7 @@
 """Function results and expected outputs in the tools' value model: arrays for buffer views,
 `TypedScalar`s for primitive results (typed by the signature's result letters, so an `I` result
-prints `i64=...`), None for a null reference."""
+prints `i64=...`, or by the types the module declares, so an i8 result prints `i8=...`), None for
+a null reference."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from weir.tools.io.element_types import SCALAR_CCONV_TYPES, element_type_of
+from weir.tools.io.element_types import element_type_of, scalar_type as scalar_type_of
 from weir.tools.io.parse_input import parse_inputs
 from weir.tools.io.values import (
     NullInput,
@@ -25,7 +26,7 @@ def typed_result(value: object, letter: str | None) -> object:
     (`None` when unknown: a scalar then keeps the type numpy gives it, `int` being i64)."""
     if value is None:
         return None
-    scalar_type = SCALAR_CCONV_TYPES.get(letter or "")
+    scalar_type = scalar_type_of(letter)
     if scalar_type is not None:
         return TypedScalar(scalar_type, scalar_type.dtype.type(value).item())
     if isinstance(value, np.ndarray):
@@ -47,7 +48,7 @@ def expected_values(specs: Sequence[str], letters: Sequence[str]) -> list[object
     out: list[object] = []
     for i, value in enumerate(parsed):
         letter = letters[i] if i < len(letters) else None
-        scalar_type = SCALAR_CCONV_TYPES.get(letter or "")
+        scalar_type = scalar_type_of(letter)
         if isinstance(value, NullInput):
             out.append(None)
         elif isinstance(value, TensorInput):

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from weir.errors import UsageError
-from weir.tools.io.element_types import SCALAR_CCONV_TYPES, ElementType, element_type_of
+from weir.tools.io.element_types import (
+    SCALAR_CCONV_TYPES,
+    ElementType,
+    element_type_of,
+    scalar_type as scalar_type_of,
+)
 from weir.tools.io.elements import ElementSyntaxError, parse_elements
 
 
@@ -81,12 +86,13 @@ def guess_scalar(text: str, flag: str, spec: str) -> TypedScalar:
 def resolve_argument(parsed: ParsedInput, cconv_letter: str | None, *, index: int,
                      flag: str = "--input") -> object:
     """The value to pass for argument `index` whose calling-convention letter is `cconv_letter`
-    (`None` when the signature is unknown): a numpy array, a Python int/float, or None."""
+    (or whose declared scalar type it is: `i8`, `f16`; `None` when the signature is unknown): a
+    numpy array, a Python int/float, or None."""
+    scalar_type = scalar_type_of(cconv_letter)
     if isinstance(parsed, NullInput):
-        if cconv_letter in SCALAR_CCONV_TYPES:
-            return 0.0 if SCALAR_CCONV_TYPES[cconv_letter].is_float else 0
+        if scalar_type is not None:
+            return 0.0 if scalar_type.is_float else 0
         return None
-    scalar_type = SCALAR_CCONV_TYPES.get(cconv_letter or "")
     if isinstance(parsed, ScalarInput):
         if scalar_type is None and cconv_letter is None:
             return guess_scalar(parsed.text, flag, parsed.spec).value

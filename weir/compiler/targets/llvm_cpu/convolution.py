@@ -1,11 +1,18 @@
-"""Window ops. A convolution (NHWC input, HWCF filter) is, per output row (n, oh), the sum over
-window taps (kh, kw) of one GEMM: the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read
-with a row stride of sw*C, times the C x F filter slice of that tap. Rows (n, oh) are the
-workgroups. Pooling has no contraction: plain loops, the window innermost."""
+"""Window ops. A convolution is, per output row (n, oh), the sum over window taps (kh, kw) of one
+GEMM: the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read with a row stride of sw*C,
+times the C x F filter slice of that tap. Rows (n, oh) are the workgroups.
+
+The microkernel reads channels contiguously, which NHWC input, HWCF filter and NHWF output give.
+Other layouts are brought to that form in scratch: the filter once per workgroup, the input one
+row (n, ih) at a time, and each output row is accumulated in scratch and written back in its own
+layout, so every layout keeps the GEMM and the row partitioning.
+
+Depthwise convolution and pooling have no contraction: plain loops over the output, the window
+innermost."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import llvmlite.ir as ir
 
@@ -18,78 +25,165 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     gemm,
     in_memory,
 )
+from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.format import reference_kernel as k
-from weir.errors import CompileError
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+
+
+def _at(layout: str, letters: dict[str, ir.Value]) -> list[ir.Value]:
+    """An index in `layout`'s dimension order from values named by dimension letter."""
+    return [letters[c] for c in layout]
+
+
+def _in_order(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, layout: str,
+              order: str) -> Memory:
+    """`v` (dimensions named by `layout`) as row-major memory with dimensions in `order`: its
+    own memory when the orders agree, else a scratch copy."""
+    if layout == order:
+        return in_memory(low, b, v)
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    sizes = dict(zip(layout, low.dims(v)))
+    scratch = low.scratch_memory(b, low.kv.dtype[v], [sizes[c] for c in order])
+
+    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        value = low.element(bb, v, _at(layout, dict(zip(order, idx))), Body())
+        s.store_element(bb, value, scratch.address(bb, idx), scratch.dtype)
+    for_nest(b, [(I64(0), sizes[c]) for c in order], copy, "perm")
+    return scratch
 
 
 def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                partitioned: bool) -> tuple[k.Dim, int]:
+    if op.depthwise:
+        return _lower_depthwise(low, b, n, op, partitioned)
     kv = low.kv
-    if op.input_layout != "NHWC" or op.filter_layout != "HWCF":
-        raise CompileError(f"llvm-cpu target: convolution layout {op.input_layout}/"
-                           f"{op.filter_layout} is not supported (supported: NHWC/HWCF)")
     x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
     dest = low.memory[out]
-    chans = low.dims(x)[3]
-    kh_n, kw_n, _, feats = low.dims(w)
-    batch, out_h, out_w, _ = low.dims(out)
+    in_layout, out_layout = op.input_layout, op.output_layout
+    xd = dict(zip(in_layout, low.dims(x)))
+    wd = dict(zip(op.filter_layout, low.dims(w)))
+    od = dict(zip(out_layout, low.dims(out)))
+    chans, kh_n, kw_n, feats = xd["C"], wd["H"], wd["W"], wd["F"]
+    out_h, out_w = od["H"], od["W"]
     (sh, sw), (dh, dw) = op.strides, op.dilations
     acc = accumulator(kv.dtype[x], kv.dtype[w], kv.dtype[out])
-    xm, wm = in_memory(low, b, x), in_memory(low, b, w)
-    shape = kv.shape[out]
-    static_rows = isinstance(shape[0], int) and isinstance(shape[1], int)
+    xm = in_memory(low, b, x) if in_layout == "NHWC" else None
+    wm = _in_order(low, b, w, op.filter_layout, "HWCF")
+    shape = dict(zip(out_layout, kv.shape[out]))
     extent: k.Dim = 1
     tile = 1
-    lo, hi = I64(0), b.mul(batch, out_h)
-    if partitioned and static_rows:
-        rows = shape[0] * shape[1]  # type: ignore[operator]
+    lo, hi = I64(0), b.mul(od["N"], out_h)
+    if partitioned and isinstance(shape["N"], int) and isinstance(shape["H"], int):
+        rows = shape["N"] * shape["H"]
         per_row = 1
-        for d in (shape[2], shape[3], *kv.shape[w][:3]):
+        for d in (shape["W"], shape["F"], *kv.shape[w][:3]):
             per_row *= d if isinstance(d, int) else 64
         _, extent, tile = low.grid((rows,), per_row)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
 
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
         bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
-        c, scratch = accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w),
-                                     (I64(0), feats), acc)
+        if out_layout == "NHWF":
+            c, scratch = accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w),
+                                         (I64(0), feats), acc)
+        else:
+            c = _row_accumulator(low, rb, init, out_layout, bn, oh, out_w, feats, acc)
+        line = None if xm is not None else low.scratch_memory(rb, kv.dtype[x], [xd["W"], chans])
 
-        def tap(tb: ir.IRBuilder, t: list[ir.Value]) -> None:
-            kh, kw = t
-            ih = tb.add(tb.mul(oh, I64(sh)), tb.mul(kh, I64(dh)))
-            a = Strided(xm.address(tb, [bn, ih, tb.mul(kw, I64(dw)), I64(0)]),
-                        tb.mul(chans, I64(sw)), xm.dtype)
-            f = Strided(wm.address(tb, [kh, kw, I64(0), I64(0)]), feats, wm.dtype)
-            gemm(low, tb, out_w, feats, chans, a, f, c)
-        for_nest(rb, [(I64(0), kh_n), (I64(0), kw_n)], tap, "tap")
-        if scratch:
-            copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
+        def tap_row(hb: ir.IRBuilder, kh: ir.Value) -> None:
+            ih = hb.add(hb.mul(oh, I64(sh)), hb.mul(kh, I64(dh)))
+            if line is not None:
+                _copy_input_row(low, hb, x, in_layout, bn, ih, xd["W"], chans, line)
+
+            def tap(tb: ir.IRBuilder, kw: ir.Value) -> None:
+                iw = tb.mul(kw, I64(dw))
+                if xm is not None:
+                    start = xm.address(tb, [bn, ih, iw, I64(0)])
+                else:
+                    assert line is not None
+                    start = line.address(tb, [iw, I64(0)])
+                a = Strided(start, tb.mul(chans, I64(sw)), kv.dtype[x])
+                f = Strided(wm.address(tb, [kh, kw, I64(0), I64(0)]), feats, wm.dtype)
+                gemm(low, tb, out_w, feats, chans, a, f, c)
+            for_range(hb, I64(0), kw_n, tap, "kw")
+        for_range(rb, I64(0), kh_n, tap_row, "kh")
+        if out_layout == "NHWF":
+            if scratch:
+                copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
+        else:
+            _write_row(low, rb, c, dest, out_layout, bn, oh, out_w, feats)
     for_range(b, lo, hi, lambda rb, r: low.scoped(rb, lambda: row(rb, r)), "row")
     return extent, tile
 
 
-def lower_pool(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Pool2D,
-               partitioned: bool) -> tuple[k.Dim, int]:
+def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str,
+                     bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value,
+                     acc: str) -> Strided:
+    """Output row (bn, oh) of `init` (dimensions named by `layout`) as OW x F scratch of the
+    accumulator type."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    scratch = low.scratch_memory(b, acc, [out_w, feats])
+
+    def fill(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        ow, f = idx
+        value = low.element(bb, init, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}), Body())
+        s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc),
+                        scratch.address(bb, idx), acc)
+    for_nest(b, [(I64(0), out_w), (I64(0), feats)], fill, "init")
+    return Strided(scratch.ptr, feats, acc)
+
+
+def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
+               bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value) -> None:
+    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        ow, f = idx
+        at = bb.gep(c.ptr, [bb.add(bb.mul(ow, c.ld), f)], inbounds=True)
+        value = low.convert(bb, s.load_element(bb, at, c.dtype), c.dtype, dest.dtype)
+        where = dest.address(bb, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}))
+        s.store_element(bb, value, where, dest.dtype)
+    for_nest(b, [(I64(0), out_w), (I64(0), feats)], copy, "out")
+
+
+def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: str,
+                    bn: ir.Value, ih: ir.Value, width: ir.Value, chans: ir.Value,
+                    line: Memory) -> None:
+    """Input row (bn, ih), of any layout, into `line` as W x C."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+
+    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        iw, ci = idx
+        value = low.element(bb, x, _at(layout, {"N": bn, "H": ih, "W": iw, "C": ci}), Body())
+        s.store_element(bb, value, line.address(bb, idx), line.dtype)
+    for_nest(b, [(I64(0), width), (I64(0), chans)], copy, "line")
+
+
+# ------------------------------------------------------------------- plain window loops
+
+Combine = Callable[[ir.IRBuilder, ir.Value, ir.Value, dict[str, ir.Value]], ir.Value]
+
+
+def _window_loops(low: EntryLowering, b: ir.IRBuilder, n: int, x: ValueRef, init: ValueRef,
+                  layout: str, window: tuple[ir.Value, ir.Value], work: int,
+                  strides: tuple[int, int], dilations: tuple[int, int], combine: Combine,
+                  partitioned: bool) -> tuple[k.Dim, int]:
+    """For every output element (input and output share `layout`): init, then for each window
+    tap `acc = combine(acc, input element, letters)`, where letters name the output position
+    (N, C, H, W) and the tap (h, w). Computed in the output's register type."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
-    x, init, out = kv.ref(op.input), kv.ref(op.init), (n, 0)
+    out = (n, 0)
     dest = low.memory[out]
     dtype = kv.dtype[out]
-    shape = kv.shape[out]
     bounds = [(I64(0), d) for d in low.dims(out)]
     extent: k.Dim = 1
     tile = 1
     if partitioned:
-        p, extent, tile = low.grid(shape, op.window[0] * op.window[1])
+        p, extent, tile = low.grid(kv.shape[out], work)
         bounds[p] = low.partition_bounds(b, low.dim(extent), tile)
-    h, w = op.layout.index("H"), op.layout.index("W")
-    combine = "addf" if op.kind == "sum" else "maximumf"
-    if not s.is_float(dtype):
-        combine = "addi" if op.kind == "sum" else "maxsi"
+    h, w = layout.index("H"), layout.index("W")
     slot = low.alloca(s.register_type(dtype))
 
     def point(pb: ir.IRBuilder, idx: list[ir.Value]) -> None:
@@ -97,12 +191,50 @@ def lower_pool(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Pool2D,
 
         def tap(tb: ir.IRBuilder, t: list[ir.Value]) -> None:
             src = list(idx)
-            src[h] = tb.add(tb.mul(idx[h], I64(op.strides[0])), tb.mul(t[0], I64(op.dilations[0])))
-            src[w] = tb.add(tb.mul(idx[w], I64(op.strides[1])), tb.mul(t[1], I64(op.dilations[1])))
+            src[h] = tb.add(tb.mul(idx[h], I64(strides[0])), tb.mul(t[0], I64(dilations[0])))
+            src[w] = tb.add(tb.mul(idx[w], I64(strides[1])), tb.mul(t[1], I64(dilations[1])))
             value = low.convert(tb, low.element(tb, x, src, Body()), kv.dtype[x], dtype)
-            tb.store(s.emit_scalar(tb, combine, [tb.load(slot), value], dtype, None,
-                                   [dtype, dtype]), slot)
-        for_nest(pb, [(I64(0), I64(op.window[0])), (I64(0), I64(op.window[1]))], tap, "win")
+            letters = dict(zip(layout, idx)) | {"h": t[0], "w": t[1]}
+            tb.store(combine(tb, tb.load(slot), value, letters), slot)
+        for_nest(pb, [(I64(0), window[0]), (I64(0), window[1])], tap, "win")
         s.store_element(pb, pb.load(slot), dest.address(pb, idx), dest.dtype)
     for_nest(b, bounds, point, "o")
     return extent, tile
+
+
+def _lower_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
+                     partitioned: bool) -> tuple[k.Dim, int]:
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    kv = low.kv
+    x, f, init = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init)
+    dtype = kv.dtype[(n, 0)]
+    mul, add = ("mulf", "addf") if s.is_float(dtype) else ("muli", "addi")
+    wd = dict(zip(op.filter_layout, low.dims(f)))
+    shape = dict(zip(op.filter_layout, kv.shape[f]))
+    work = (shape["H"] if isinstance(shape["H"], int) else 9) * \
+        (shape["W"] if isinstance(shape["W"], int) else 9)
+
+    def combine(tb: ir.IRBuilder, acc: ir.Value, value: ir.Value,
+                at: dict[str, ir.Value]) -> ir.Value:
+        weight = low.element(tb, f, _at(op.filter_layout, {"H": at["h"], "W": at["w"],
+                                                           "C": at["C"]}), Body())
+        weight = low.convert(tb, weight, kv.dtype[f], dtype)
+        product = s.emit_scalar(tb, mul, [value, weight], dtype, None, [dtype, dtype])
+        return s.emit_scalar(tb, add, [acc, product], dtype, None, [dtype, dtype])
+    return _window_loops(low, b, n, x, init, op.input_layout, (wd["H"], wd["W"]), work,
+                         op.strides, op.dilations, combine, partitioned)
+
+
+def lower_pool(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Pool2D,
+               partitioned: bool) -> tuple[k.Dim, int]:
+    dtype = low.kv.dtype[(n, 0)]
+    combine_op = "addf" if op.kind == "sum" else "maximumf"
+    if not s.is_float(dtype):
+        combine_op = "addi" if op.kind == "sum" else "maxsi"
+
+    def combine(tb: ir.IRBuilder, acc: ir.Value, value: ir.Value,
+                at: dict[str, ir.Value]) -> ir.Value:
+        return s.emit_scalar(tb, combine_op, [acc, value], dtype, None, [dtype, dtype])
+    return _window_loops(low, b, n, low.kv.ref(op.input), low.kv.ref(op.init), op.layout,
+                         (I64(op.window[0]), I64(op.window[1])), op.window[0] * op.window[1],
+                         op.strides, op.dilations, combine, partitioned)

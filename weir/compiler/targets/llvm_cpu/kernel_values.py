@@ -1,11 +1,16 @@
 """What each value of a kernel description is, before any code is emitted: its element type and
 shape, and whether it is computed on demand per element (elementwise ops, broadcasts, transposes,
-fills: these fuse into whoever reads them) or needs loops of its own and memory to land in
-(reductions and contractions: the dispatch's roots)."""
+fills, slices: these fuse into whoever reads them) or needs loops of its own and memory to land in
+(reductions, contractions and inserts: the dispatch's roots).
+
+An insert is a root rather than a per-element select between source and destination: as loops
+it writes the destination, then the source over its window, reading every value only where it
+exists (a select would read the source at a clamped index for every element, which is out of
+bounds when the source is empty) and letting a chain of inserts share one memory (`in_place`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from weir.format import reference_kernel as k
 
@@ -49,11 +54,22 @@ class KernelValues:
     def is_root(self, n: int) -> bool:
         """Needs its own loops and memory: reductions and contractions."""
         op = self.ops[n]
-        if isinstance(op, (k.Matmul, k.Reduce, k.Conv2D, k.Pool2D)):
+        if isinstance(op, (k.Matmul, k.Reduce, k.Conv2D, k.Pool2D, k.InsertSlice)):
             return True
         if isinstance(op, k.Generic):
             return self.views[n].reduces
         return False
+
+    def in_place(self) -> dict[int, int]:
+        """Inserts whose destination is an insert used by nothing else: destination -> the insert
+        that writes into the destination's memory (a concat's chain then fills one tensor)."""
+        shared: dict[int, int] = {}
+        for n, op in enumerate(self.ops):
+            d = op.dest if isinstance(op, k.InsertSlice) else -1
+            if d >= 0 and isinstance(self.ops[d], k.InsertSlice) and \
+                    sum(_mentions(user, d) for user in self.ops[d + 1:]) == 1:
+                shared[d] = n
+        return shared
 
     def _same_as(self, n: int, v: int) -> None:
         r = self.ref(v)
@@ -66,6 +82,12 @@ class KernelValues:
             self._same_as(n, op.init)
         elif isinstance(op, (k.Matmul, k.Transpose, k.Broadcast, k.Conv2D, k.Pool2D)):
             self._same_as(n, op.init)
+        elif isinstance(op, k.InsertSlice):
+            self._same_as(n, op.dest)
+        elif isinstance(op, k.Slice):
+            r = self.ref(op.input)
+            self.dtype[(n, 0)] = self.dtype[r]
+            self.shape[(n, 0)] = tuple(s for d, s in enumerate(op.sizes) if d not in op.dropped)
         elif isinstance(op, k.Generic):
             view = GenericView(tuple(self.ref(v) for v in op.inputs),
                                tuple(self.ref(v) for v in op.outputs), op.maps, op.iterators,
@@ -85,3 +107,15 @@ class KernelValues:
         self.views[n] = view
         for i, out in enumerate(view.outputs):
             self.dtype[(n, i)], self.shape[(n, i)] = self.dtype[out], self.shape[out]
+
+
+def _mentions(op: k.KernelOp, n: int) -> int:
+    """How often value number `n` may be an operand of `op`: every int in its fields that equals
+    n counts (sizes, axes and the like too), so a kernel op added later can only make this
+    over-count, which keeps `in_place` safe."""
+    count = 0
+    for f in fields(op):
+        value = getattr(op, f.name)
+        items = value if isinstance(value, tuple) else (value,)
+        count += sum(1 for x in items if type(x) is int and x == n)
+    return count

@@ -1,6 +1,6 @@
 """Lowers one entry point of a kernel description to an LLVM function.
 
-Elementwise values (generic without reductions, broadcast, transpose, fill, loads) are never
+Elementwise values (generic without reductions, broadcast, transpose, fill, slice, loads) are never
 stored: each is computed per element inside the loops of whoever reads it, so a chain of
 elementwise ops is one loop over memory. Roots (reductions, contractions) get loop nests of their
 own that write into the result binding, or into scratch memory when nothing stores them.
@@ -20,6 +20,7 @@ from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.slices import lower_insert_slice, window_bounds, window_index
 from weir.format import reference_kernel as k
 from weir.format.element_types import BY_NAME
 from weir.format.native_executable import BindingAccess, NativeEntry
@@ -100,7 +101,7 @@ class EntryLowering:
         b.ret_void()
         ir.IRBuilder(self.entry_block).branch(body_block)
         return NativeEntry(e.name, self.symbol, e.num_bindings, e.num_push_constants,
-                           tuple(self.accesses), extent, tile)
+                           tuple(self.accesses), extent, tile, window_bounds(self.kv))
 
     def dim(self, d: k.Dim) -> ir.Value:
         return self.push[d.index] if isinstance(d, k.PushDim) else I64(d)
@@ -176,6 +177,15 @@ class EntryLowering:
         if not roots and len(shapes) == 1:
             return self._elementwise(b, lazy_stores, partitioned=True)
         # Anything else runs as one workgroup: roots in order, then the elementwise stores.
+        # An insert's destination made by another insert writes straight into its memory.
+        shared = kv.in_place()
+        for n in reversed(roots):
+            owner = shared.get(n)
+            if owner is not None and (n, 0) not in self.memory:
+                if (owner, 0) not in self.memory:
+                    self.memory[(owner, 0)] = self.scratch_memory(b, kv.dtype[(owner, 0)],
+                                                                  self.dims((owner, 0)))
+                self.memory[(n, 0)] = self.memory[(owner, 0)]
         for n in roots:
             for i in range(len(self._outputs_of(n))):
                 if (n, i) not in self.memory:
@@ -259,6 +269,9 @@ class EntryLowering:
             kept = [x for j, x in enumerate(idx) if j not in op.dimensions]
             return self.convert(b, self.element(b, kv.ref(op.input), kept, ctx),
                                 kv.dtype[kv.ref(op.input)], dtype)
+        if isinstance(op, k.Slice):
+            return self.element(b, kv.ref(op.input), window_index(
+                self, b, op.offsets, op.strides, op.dropped, idx), ctx)
         if isinstance(op, k.Transpose):
             src = [I64(0)] * len(idx)
             for j, p in enumerate(op.permutation):
@@ -307,6 +320,10 @@ class EntryLowering:
             if op.op == "index":
                 values[base + j] = loops[int(op.attr)]  # type: ignore[arg-type]
                 continue
+            if op.op == "push":
+                slot = self.push[int(op.attr)]  # type: ignore[arg-type]
+                values[base + j] = s.push_scalar(b, slot, op.dtype)
+                continue
             args = [get(a) for a in op.args]
             values[base + j] = s.emit_scalar(b, op.op, args, op.dtype, op.attr,
                                              [dtypes[a] for a in op.args], flags)
@@ -334,6 +351,8 @@ class EntryLowering:
         op = self.kv.ops[n]
         if isinstance(op, (k.Generic, k.Reduce)):
             return self._reduction(b, n, partitioned)
+        if isinstance(op, k.InsertSlice):
+            return lower_insert_slice(self, b, n)
         from weir.compiler.targets.llvm_cpu.contraction import lower_contraction
         return lower_contraction(self, b, n, partitioned)
 

@@ -96,6 +96,19 @@ def constant(dtype: str, value: Scalar) -> ir.Constant:
     return ir.Constant(t, int(value) & ((1 << bits) - 1))  # type: ignore[arg-type]
 
 
+def push_scalar(b: ir.IRBuilder, constant: ir.Value, dtype: str) -> ir.Value:
+    """A 64-bit push constant read as a scalar of `dtype` (the `push` op), in its register type:
+    the low bits are the value as memory holds it (a float's bits, an integer truncated)."""
+    if dtype == "i1":
+        return b.trunc(constant, I1)
+    if dtype in ("f32", "f64"):
+        bits = b.trunc(constant, I32) if dtype == "f32" else constant
+        return b.bitcast(bits, register_type(dtype))
+    stored = memory_type(dtype)  # i16 for f16/bf16, the integer itself otherwise
+    raw = constant if stored.width == 64 else b.trunc(constant, stored)
+    return from_memory(b, raw, dtype)
+
+
 def intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value],
               overloads: list[ir.Type] | None = None, result: ir.Type | None = None) -> ir.Value:
     """Calls `name` mangled by `overloads` (default: the first operand's type)."""

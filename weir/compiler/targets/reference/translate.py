@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
+from weir.compiler.targets.reference import translate_slices
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at
-from weir.ir.window_ops import WINDOW_LAYOUTS, window_pair
+from weir.dialects import linalg_ext
+from weir.ir.window_ops import WINDOW_LAYOUTS, WindowLayout, window_pair
 from weir.ir.upstream import (
     AffineConstantExpr,
     AffineDimExpr,
@@ -24,6 +26,7 @@ from weir.ir.upstream import (
     linalg,
     Operation,
     SSAValue,
+    tensor,
     TensorType,
 )
 
@@ -97,13 +100,21 @@ class EntryTranslator:
         return tuple(dims)
 
     def _shape(self, t: TensorType, dyn: list[SSAValue], user: Operation) -> k.Shape:
-        indices = []
-        for d in dyn:
-            if d not in self.push:
+        """A dynamic size given by a constant (a cast to a dynamic type, say) is static here."""
+        sizes = iter(dyn)
+        dims: list[k.Dim] = []
+        for static in t.get_shape():
+            d = next(sizes) if static < 0 else None
+            if d is None:
+                dims.append(static)
+            elif d in self.push:
+                dims.append(k.PushDim(self.push[d]))
+            elif d in self.scalars:
+                dims.append(int(self.scalars[d]))
+            else:
                 raise error_at(user, f"{self.target} target: a dynamic size must be a dispatch "
                                      "argument")
-            indices.append(self.push[d])
-        return self._shape_from(t, indices)
+        return tuple(dims)
 
     def _op(self, op: Operation) -> None:
         if isinstance(op, arith.ConstantOp):
@@ -125,23 +136,24 @@ class EntryTranslator:
                                           self._shape(t, list(op.dynamic_sizes), op)))
         elif isinstance(op, linalg.FillOp):
             v = op.inputs[0]
-            if v not in self.scalars:
-                raise error_at(op, f"{self.target} target: linalg.fill needs a constant value")
-            self._emit(op.results[0], k.Fill(self._value(op.outputs[0], op), self.scalars[v]))
+            if v in self.scalars:
+                self._emit(op.results[0], k.Fill(self._value(op.outputs[0], op), self.scalars[v]))
+            elif v in self.push:
+                self._fill_from_push(op, v)
+            else:
+                raise error_at(op, f"{self.target} target: linalg.fill needs a constant or a "
+                                   "scalar captured from the host")
         elif isinstance(op, linalg.GenericOp):
             self._generic(op)
-        elif isinstance(op, linalg.MatmulOp):
+        elif isinstance(op, linalg.MatmulOp | linalg_ext.BatchMatmulOp):
+            if isinstance(op, linalg_ext.MatmulOp) and op.has_explicit_maps():
+                raise error_at(op, f"{self.target} target: linalg.matmul with indexing_maps must "
+                                   "be generalized in the input phase")
             self._emit(op.results[0], k.Matmul(self._value(op.inputs[0], op),
                                                self._value(op.inputs[1], op),
                                                self._value(op.outputs[0], op)))
-        elif isinstance(op, linalg.Conv2DNhwc_HwcfOp):
-            layout = WINDOW_LAYOUTS[type(op)]
-            self._emit(op.results[0], k.Conv2D(
-                self._value(op.inputs[0], op), self._value(op.inputs[1], op),
-                self._value(op.outputs[0], op), window_pair(op, "strides"),
-                window_pair(op, "dilations"), layout.input, layout.window))
-        elif isinstance(op, linalg.PoolingNchwMaxOp):
-            self._pool(op, "max")
+        elif op.name in WINDOW_LAYOUTS:
+            self._window(op, WINDOW_LAYOUTS[op.name])
         elif isinstance(op, linalg.TransposeOp):
             self._emit(op.results[0], k.Transpose(
                 self._value(op.inputs[0], op), self._value(op.outputs[0], op),
@@ -155,21 +167,48 @@ class EntryTranslator:
             self._emit(op.result[0], k.Reduce(
                 (self._value(op.input, op),), (self._value(op.init, op),),
                 tuple(op.dimensions.get_values()), body, yields))  # type: ignore[arg-type]
+        elif isinstance(op, tensor.ExtractSliceOp):
+            translate_slices.extract_slice(self, op)
+        elif isinstance(op, tensor.InsertSliceOp):
+            translate_slices.insert_slice(self, op)
         else:
             raise error_at(op, f"{self.target} target: '{op.name}' is not supported in a dispatch")
 
-    def _pool(self, op: linalg.PoolingNchwMaxOp, kind: str) -> None:
-        """The window operand only gives the window's size, which must therefore be static."""
-        window = op.inputs[1].type
-        assert isinstance(window, TensorType)
-        h, w = window.get_shape()
+    def _scalar_source(self, v: SSAValue, user: Operation) -> k.ScalarOp:
+        """The scalar op that makes a constant or a captured host scalar inside a body."""
+        if v in self.scalars:
+            return k.ScalarOp("constant", (), dtype_name(v.type, user), self.scalars[v])
+        return k.ScalarOp("push", (), dtype_name(v.type, user), self.push[v])
+
+    def _fill_from_push(self, op: linalg.FillOp, v: SSAValue) -> None:
+        """A fill with a host scalar: an elementwise generic that yields the pushed value."""
+        init = op.outputs[0]
+        t = init.type
+        assert isinstance(t, TensorType)
+        rank = len(t.get_shape())
+        self._emit(op.results[0], k.Generic(
+            (), (self._value(init, op),), (tuple(range(rank)),), ("parallel",) * rank,
+            (self._scalar_source(v, op),), (1,)))
+
+    def _window(self, op: Operation, layout: WindowLayout) -> None:
+        """Convolutions become Conv2D, pooling ops Pool2D, each with the op's operand layouts.
+        A pooling window operand only gives the window's size, which must therefore be static."""
+        x, window, init = op.operands
+        strides, dilations = window_pair(op, "strides"), window_pair(op, "dilations")
+        if layout.pooling is None:
+            self._emit(op.results[0], k.Conv2D(
+                self._value(x, op), self._value(window, op), self._value(init, op), strides,
+                dilations, layout.input, layout.window))
+            return
+        t = window.type
+        assert isinstance(t, TensorType)
+        h, w = t.get_shape()
         if h < 0 or w < 0:
             raise error_at(op, f"{self.target} target: the window of '{op.name}' must have a static "
-                               f"shape, got {window}")
+                               f"shape, got {t}")
         self._emit(op.results[0], k.Pool2D(
-            self._value(op.inputs[0], op), self._value(op.outputs[0], op), kind,
-            WINDOW_LAYOUTS[type(op)].input, (h, w), window_pair(op, "strides"),
-            window_pair(op, "dilations")))
+            self._value(x, op), self._value(init, op), layout.pooling, layout.input, (h, w),
+            strides, dilations))
 
     def _generic(self, op: linalg.GenericOp) -> None:
         maps: list[tuple[int, ...]] = []
@@ -185,17 +224,36 @@ class EntryTranslator:
                     raise error_at(op, f"{self.target} target: indexing map {amap} is not a "
                                        "projected permutation")
             maps.append(tuple(entries))
+        iterators = tuple(it.data.value for it in op.iterator_types)
+        self._check_output_maps(op, maps[len(op.inputs):], iterators)
         body, yields = self._body(op.body.block, op)
         node = self._emit(None, k.Generic(
             tuple(self._value(v, op) for v in op.inputs),
             tuple(self._value(v, op) for v in op.outputs),
-            tuple(maps), tuple(it.data.value for it in op.iterator_types),
-            body, yields))
+            tuple(maps), iterators, body, yields))
         if len(op.results) == 1:
             self.values[op.results[0]] = node
         else:
             for i, r in enumerate(op.results):
                 self._emit(r, k.Result(node, i))
+
+    def _check_output_maps(self, op: linalg.GenericOp, maps: list[tuple[int, ...]],
+                           iterators: tuple[str, ...]) -> None:
+        """Each output element is written by exactly one point of the parallel loops: an output
+        map names every parallel loop once and no reduction loop."""
+        for i, entries in enumerate(maps):
+            loops = [d for d in entries if d >= 0]
+            problem = ""
+            if len(set(loops)) != len(loops):
+                problem = "uses a loop dimension twice"
+            elif reduced := [d for d in loops if iterators[d] != "parallel"]:
+                problem = f"is indexed by reduction loop(s) {reduced}"
+            elif missing := [d for d, it in enumerate(iterators)
+                             if it == "parallel" and d not in loops]:
+                problem = f"is not indexed by parallel loop(s) {missing}"
+            if problem:
+                raise error_at(op, f"{self.target} target: output #{i} of linalg.generic "
+                                   f"{problem}, which is not supported")
 
     def _body(self, block: Block, owner: Operation) -> tuple[tuple[k.ScalarOp, ...], tuple[int, ...]]:
         numbers: dict[SSAValue, int] = {a: i for i, a in enumerate(block.args)}
@@ -205,12 +263,12 @@ class EntryTranslator:
         def number(v: SSAValue, user: Operation) -> int:
             if v in numbers:
                 return numbers[v]
-            if v in self.scalars:
-                ops.append(k.ScalarOp("constant", (), dtype_name(v.type, user), self.scalars[v]))
+            if v in self.scalars or v in self.push:
+                ops.append(self._scalar_source(v, user))
                 numbers[v] = base + len(ops) - 1
                 return numbers[v]
             raise error_at(user, f"{self.target} target: a dispatch body may only use its block "
-                                 "arguments and constants")
+                                 "arguments, constants and scalars captured from the host")
 
         yields: tuple[int, ...] = ()
         for op in block.ops:

@@ -1,0 +1,33 @@
+// Checks that reshapes and casts on the host cost nothing at run time: the result is the source's
+// own resource under the new shape (no copy, no dispatch), its dynamic dims computed on the host.
+// RUN: weir-opt --split-input-file --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --decompose-pad-and-concat --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream %s | filecheck %s
+
+// A dynamic collapse of an argument read by a dispatch: the dispatch binds the imported resource.
+// CHECK-LABEL: func.func @collapse(
+// CHECK: %[[N:.*]] = "hal.buffer_view.dim"
+// CHECK: %[[X:.*]] = "stream.tensor.import"(%{{.*}}, %[[N]])
+// CHECK: arith.muli %[[N]]
+// CHECK-NOT: stream.cmd.copy
+// CHECK: "stream.cmd.dispatch"(%{{.*}}, %{{.*}}, %[[X]], %{{.*}})
+// CHECK-NOT: tensor.collapse_shape
+func.func @collapse(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  %0 = tensor.collapse_shape %x [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+  %1 = math.absf %0 : tensor<?xf32>
+  return %1 : tensor<?xf32>
+}
+
+// -----
+
+// A dispatch's result expanded and cast, then exported: the export reads the dispatch's output
+// resource with the final type.
+// CHECK-LABEL: func.func @expand_and_cast(
+// CHECK: %[[OUT:.*]], %{{.*}} = "stream.resource.alloca"
+// CHECK: "stream.cmd.dispatch"
+// CHECK-NOT: stream.cmd.copy
+// CHECK: "stream.tensor.export"(%[[OUT]]{{.*}}) <{encoding = tensor<?x3xi32>
+func.func @expand_and_cast(%x: tensor<6xi32>) -> tensor<?x3xi32> {
+  %0 = arith.addi %x, %x : tensor<6xi32>
+  %1 = tensor.expand_shape %0 [[0, 1]] output_shape [2, 3] : tensor<6xi32> into tensor<2x3xi32>
+  %2 = tensor.cast %1 : tensor<2x3xi32> to tensor<?x3xi32>
+  return %2 : tensor<?x3xi32>
+}

@@ -1,0 +1,104 @@
+"""weir-run-module on compiled modules whose arguments and results use every element type:
+`--output=@file.npy` keeps each result's dtype (tensors and scalars), bare `--input` scalars are
+read as the type the function declares (`i8`, `f16`, ...) and printed as it (`i8=-56`), and a
+value its type cannot hold is one error line naming the argument."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import weir.api as weir
+from weir.tools import run_module
+
+TYPES = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+         "f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64}
+
+
+def _module(tmp_path: Path, source: str) -> str:
+    path = tmp_path / "m.wvm"
+    path.write_bytes(weir.compile_string(source, "m.mlir"))
+    return str(path)
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_npy_outputs_keep_the_dtype_of_tensor_and_scalar_results(tmp_path: Path, t: str,
+                                                                  capsys) -> None:  # type: ignore[no-untyped-def]
+    op = "arith.xori" if t == "i1" else "arith.addf" if t[0] in "fb" else "arith.addi"
+    source = f"""
+    func.func @f(%x: tensor<2x3x{t}>, %s: {t}) -> (tensor<2x3x{t}>, {t}) {{
+      %0 = {op} %x, %x : tensor<2x3x{t}>
+      %1 = {op} %s, %s : {t}
+      return %0, %1 : tensor<2x3x{t}>, {t}
+    }}"""
+    module = _module(tmp_path, source)
+    out = tmp_path / "out.npy"
+    dtype = np.dtype(TYPES[t])
+    x = (np.arange(6).reshape(2, 3) % 2 if t == "i1" else np.arange(6).reshape(2, 3)).astype(dtype)
+    np.save(tmp_path / "x.npy", x)
+    assert run_module.main([f"--module={module}", "--function=f", f"--input=@{tmp_path}/x.npy",
+                            "--input=1", f"--output=@{out}", f"--output=+{out}"]) == 0
+    capsys.readouterr()
+    with open(out, "rb") as f:
+        tensor, scalar = np.load(f), np.load(f)
+    if t == "bf16":  # plain numpy stores bf16 as its raw 16 bits ('V2')
+        tensor, scalar = tensor.view(ml_dtypes.bfloat16), scalar.view(ml_dtypes.bfloat16)
+    assert tensor.dtype == dtype and scalar.dtype == dtype and scalar.shape == ()
+    if t == "i1":
+        np.testing.assert_array_equal(tensor, np.zeros((2, 3), bool))
+        assert scalar == False  # noqa: E712 (1 xor 1)
+    else:
+        np.testing.assert_array_equal(tensor, x + x)
+        assert scalar == 2
+
+
+def test_bare_scalars_take_the_declared_type(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    module = _module(tmp_path, """
+    func.func @f(%a: i8, %h: f16, %p: i1, %n: index) -> (i8, f16, i1, index) {
+      %0 = arith.addi %a, %a : i8
+      %1 = arith.mulf %h, %h : f16
+      %t = arith.constant true
+      %2 = arith.xori %p, %t : i1
+      %3 = arith.addi %n, %n : index
+      return %0, %1, %2, %3 : i8, f16, i1, index
+    }""")
+    argv = [f"--module={module}", "--function=f", "--input=100", "--input=0.1", "--input=0",
+            "--input=21"]
+    assert run_module.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out == ("EXEC @f\nresult[0]: i8=-56\nresult[1]: f16=0.00999451\n"
+                   "result[2]: i1=1\nresult[3]: i64=42\n")
+    assert run_module.main([*argv, "--expected_output=-56", "--expected_output=0.00999451",
+                            "--expected_output=1", "--expected_output=42"]) == 0
+    assert "[SUCCESS]" in capsys.readouterr().out
+
+
+def test_a_scalar_its_type_cannot_hold_is_one_error_line(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    module = _module(tmp_path, """
+    func.func @f(%a: i8, %x: tensor<2xf32>) -> i8 {
+      return %a : i8
+    }""")
+    assert run_module.main([f"--module={module}", "--function=f", "--input=1000",
+                            "--input=2xf32=1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "argument 0 is i8" in err and "out of range" in err
+    assert run_module.main([f"--module={module}", "--function=f", "--input=2.5",
+                            "--input=2xf32=1"]) == 1
+    assert "argument 0 is i8" in capsys.readouterr().err
+
+
+def test_dump_module_shows_typed_scalar_math(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from weir.tools import dump_module
+    module = _module(tmp_path, """
+    func.func @f(%a: i8, %b: i8) -> (i1, i32) {
+      %0 = arith.cmpi ult, %a, %b : i8
+      %1 = arith.extsi %a : i8 to i32
+      return %0, %1 : i1, i32
+    }""")
+    assert dump_module.main([module]) == 0
+    out = capsys.readouterr().out
+    assert "%r2 = arith.cmpi ult %r0, %r1 : i8 -> i1" in out
+    assert "%r3 = arith.extsi %r0 : i8 -> i32" in out

@@ -1,0 +1,82 @@
+"""Slices and inserts on the llvm-cpu target.
+
+A slice is an index remapping (offset + i * stride per dimension) inside whoever reads it, so a
+slice feeding elementwise math costs no pass over memory. An insert is a root: one loop nest
+copies the destination into the insert's memory (skipped when the destination is an empty tensor
+or an earlier insert already writing that memory, see `KernelValues.in_place`), a second writes
+the source over the window. Both only ever touch elements that exist, and windows that depend on
+push constants are listed for the runtime to check before the code runs (`window_bounds`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
+from weir.format import reference_kernel as k
+from weir.format.native_executable import WindowBounds
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+
+
+def window_index(low: EntryLowering, b: ir.IRBuilder, offsets: k.Shape, strides: k.Shape,
+                 dropped: tuple[int, ...], idx: list[ir.Value]) -> list[ir.Value]:
+    """The index in the full tensor of element `idx` of the window (which lacks `dropped`)."""
+    full: list[ir.Value] = []
+    it = iter(idx)
+    for d, (offset, stride) in enumerate(zip(offsets, strides)):
+        if d in dropped:
+            full.append(low.dim(offset))
+            continue
+        x = next(it)
+        if stride != 1:
+            x = b.mul(x, low.dim(stride))
+        if offset != 0:
+            x = b.add(x, low.dim(offset))
+        full.append(x)
+    return full
+
+
+def window_sizes(kv: KernelValues, op: k.Slice | k.InsertSlice) -> k.Shape:
+    """The window's size per dimension of the full tensor."""
+    if isinstance(op, k.Slice):
+        return op.sizes
+    source = iter(kv.shape[kv.ref(op.source)])
+    return tuple(1 if d in op.dropped else next(source) for d in range(len(op.offsets)))
+
+
+def window_bounds(kv: KernelValues) -> tuple[WindowBounds, ...]:
+    """The windows the runtime must check: those with a push constant in them."""
+    out: list[WindowBounds] = []
+    for op in kv.ops:
+        if isinstance(op, k.Slice | k.InsertSlice):
+            full = kv.shape[kv.ref(op.input if isinstance(op, k.Slice) else op.dest)]
+            for w in map(WindowBounds, op.offsets, window_sizes(kv, op), op.strides, full):
+                if any(isinstance(d, k.PushDim) for d in (w.offset, w.size, w.stride, w.extent)):
+                    out.append(w)
+    return tuple(out)
+
+
+def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.Dim, int]:
+    """Runs as one workgroup: inserts are data movement, cheap next to what usually follows."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    kv = low.kv
+    op = kv.ops[n]
+    assert isinstance(op, k.InsertSlice)
+    mem = low.memory[(n, 0)]
+    dest, source = kv.ref(op.dest), kv.ref(op.source)
+    if low.memory.get(dest) is not mem and not isinstance(kv.ops[dest[0]], k.Empty):
+        def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+            s.store_element(bb, low.element(bb, dest, idx, Body()), mem.address(bb, idx),
+                            mem.dtype)
+        for_nest(b, [(I64(0), d) for d in low.dims(dest)], copy, "dest")
+
+    def place(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        at = window_index(low, bb, op.offsets, op.strides, op.dropped, idx)
+        s.store_element(bb, low.element(bb, source, idx, Body()), mem.address(bb, at), mem.dtype)
+    for_nest(b, [(I64(0), d) for d in low.dims(source)], place, "src")
+    return 1, 1
