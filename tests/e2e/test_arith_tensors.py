@@ -222,3 +222,14 @@ def test_transcendental_math_on_f64(run: Runner) -> None:
     a = RNG.uniform(-3, 3, 16)
     expected = np.array([erf(v) for v in np.sin(1 / np.sqrt(np.log1p(np.exp(a))))])
     np.testing.assert_allclose(run(src, "trans", a), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_remf_takes_the_dividends_sign(run: Runner) -> None:
+    src = """
+    func.func @rem(%a: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<6xf32> {
+      %0 = arith.remf %a, %b : tensor<6xf32>
+      return %0 : tensor<6xf32>
+    }"""
+    a = np.array([7, -7, 7.5, -0.5, 1e10, 3], np.float32)
+    b = np.array([2, 2, -2, 3, 3, 0.75], np.float32)
+    np.testing.assert_array_equal(run(src, "rem", a, b), np.fmod(a, b))

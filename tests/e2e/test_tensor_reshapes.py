@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import weir.api as weir
-from weir.errors import CompileError
+from weir.errors import CompileError, RuntimeFault
 
 Runner = Callable[..., object]  # the `run` fixture (conftest.py)
 RNG = np.random.default_rng(31)
@@ -199,3 +199,25 @@ def test_reshape_by_a_computed_shape_to_a_dynamic_type_is_a_compile_error() -> N
                                            r"shape given by a non-constant shape tensor is not "
                                            r"supported"):
         weir.compile_string(src, "shape.mlir")
+
+
+def test_reshape_and_cast_from_dynamic_shapes_are_checked_at_run_time(run: Runner) -> None:
+    src = """
+    func.func @flat(%a: tensor<?x4xf32>) -> tensor<8xf32> {
+      %s = arith.constant dense<[8]> : tensor<1xindex>
+      %0 = tensor.reshape %a(%s) : (tensor<?x4xf32>, tensor<1xindex>) -> tensor<8xf32>
+      return %0 : tensor<8xf32>
+    }
+    func.func @pin(%a: tensor<?x4xf32>) -> tensor<2x4xf32> {
+      %0 = tensor.cast %a : tensor<?x4xf32> to tensor<2x4xf32>
+      return %0 : tensor<2x4xf32>
+    }"""
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_array_equal(run(src, "flat", a), a.reshape(8))
+    np.testing.assert_array_equal(run(src, "pin", a), a)
+    wrong = np.zeros((3, 4), np.float32)
+    with pytest.raises(RuntimeFault, match=r"test.mlir:4:\d+: 'tensor.reshape': the source's "
+                                             r"element count differs from the result's"):
+        run(src, "flat", wrong)
+    with pytest.raises(RuntimeFault, match=r"'tensor.cast': a dimension differs"):
+        run(src, "pin", wrong)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from weir.ir.diagnostics import error_at
+from weir.ir.diagnostics import error_at, location_of
 from weir.ir.upstream import (
     arith,
     Builder,
+    cf,
     DenseIntOrFPElementsAttr,
     IndexType,
     InsertPoint,
@@ -95,6 +96,32 @@ def reshaped_dims(op: Operation, source_dims: list[SSAValue], b: Builder) -> lis
                                "tensor is not supported")
         sizes = list(shape)
     return dynamic_of(result_t, sizes, b)
+
+
+def check_reshape_at_run_time(op: Operation, source_dims: list[SSAValue],
+                              result_dims: list[SSAValue], b: Builder) -> None:
+    """A reshape or cast the verifier could not check (a dynamic size on either side) gets a
+    host assertion: a mismatch at run time would otherwise read a prefix of the source, or past
+    its end, silently. A cast keeps every dimension; other reshapes keep the element count."""
+    source_t, result_t = op.operands[0].type, op.results[0].type
+    assert isinstance(source_t, TensorType) and isinstance(result_t, TensorType)
+    if not any(d < 0 for d in (*source_t.get_shape(), *result_t.get_shape())):
+        return
+    source, result = sizes_of(source_t, source_dims), sizes_of(result_t, result_dims)
+    if isinstance(op, tensor.CastOp):
+        pairs = [(s, r) for s, r in zip(source, result, strict=True) if s is not r]
+        what = "a dimension differs from the result type's"
+    else:
+        pairs = [(product(b, source), product(b, result))]
+        what = "the source's element count differs from the result's"
+    filename, line, col = location_of(op)
+    for s, r in pairs:
+        if isinstance(s, int) and isinstance(r, int):
+            if s != r:
+                raise error_at(op, f"{what}: {s} vs {r}")
+            continue
+        same = b.insert(arith.CmpiOp(as_value(b, s), as_value(b, r), "eq")).result
+        b.insert(cf.AssertOp(same, f"{filename}:{line}:{col}: '{op.name}': {what}"))
 
 
 def slice_dims(op: tensor.ExtractSliceOp, b: Builder) -> list[SSAValue]:

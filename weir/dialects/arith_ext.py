@@ -1,4 +1,4 @@
-"""weir's refinements of xDSL 0.74's `arith` ops: MLIR lets comparisons, casts and `select` work
+"""weir's refinements of xDSL 0.74's `arith` ops, and `arith.remf`, which it lacks: MLIR lets comparisons, casts and `select` work
 elementwise on tensors (`arith.cmpf olt, %a, %b : tensor<4xf32>` gives `tensor<4xi1>`), xDSL
 accepts only scalars for them. Real programs exported from JAX or PyTorch use the tensor forms,
 so weir accepts them and `convert-elementwise-to-linalg` turns them into generics like every
@@ -25,9 +25,10 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Attribute, Dialect, SSAValue
-from xdsl.irdl import AnyOf, OpDef, OperandDef, ResultDef, base
+from xdsl.irdl import AnyOf, irdl_op_definition, OpDef, OperandDef, ResultDef, base, traits_def
 from xdsl.irdl.constraints import AttrConstraint
 from xdsl.parser import Parser
+from xdsl.traits import Pure
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
@@ -207,5 +208,16 @@ FPToSIOp = _cast(arith.FPToSIOp, _FLOAT, base(IntegerType), None)
 FPToUIOp = _cast(arith.FPToUIOp, _FLOAT, base(IntegerType), None)
 IndexCastOp = _cast(arith.IndexCastOp, _INT, _INT, None)
 
-DIALECT = Dialect("arith", [CmpfOp, CmpiOp, SelectOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp,
+# --- ops xDSL lacks ---------------------------------------------------------------------------
+
+@irdl_op_definition
+class RemFOp(arith.FloatingPointLikeBinaryOperation):
+    """`arith.remf`: the remainder of a division truncated toward zero (C's fmod); the sign is
+    the dividend's."""
+
+    name = "arith.remf"
+    traits = traits_def(Pure())
+
+
+DIALECT = Dialect("arith", [RemFOp, CmpfOp, CmpiOp, SelectOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp,
                             UIToFPOp, FPToSIOp, FPToUIOp, IndexCastOp], [])

@@ -235,8 +235,10 @@ class ReturnOp(IRDLOperation):
 
 @irdl_op_definition
 class FailOp(IRDLOperation):
+    """Ends the invocation with a runtime error carrying `message` (a `vm.const` string)."""
+
     name = "vm.fail"
-    message = prop_def(StringAttr)
+    message = operand_def(StrType)
     traits = traits_def(IsTerminator())
 
 

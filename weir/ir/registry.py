@@ -27,6 +27,7 @@ UPSTREAM_DIALECTS: tuple[Dialect, ...] = (Builtin, Func, Arith, Math, Tensor, Li
 WEIR_DIALECT_MODULES: tuple[tuple[str, ...], ...] = (
     ("linalg_ext",),  # the linalg ops xDSL lacks, loaded into xDSL's `linalg`
     ("arith_ext",),  # arith comparisons, casts and select on tensors, as MLIR has them
+    ("tensor_ext",),  # tensor.reshape verified as MLIR does for dynamic shapes
     ("flow",),
     ("stream",),
     ("hal",),

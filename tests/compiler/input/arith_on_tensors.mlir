@@ -45,3 +45,13 @@ func.func @casts(%a: tensor<4xi8>) -> tensor<4xi8> {
   %3 = arith.trunci %2 : tensor<4xi16> to tensor<4xi8>
   return %3 : tensor<4xi8>
 }
+
+// -----
+
+// arith.remf, which xDSL lacks, parses on scalars and tensors.
+// CHECK-LABEL: func.func @remf
+// CHECK: arith.remf %{{.*}}, %{{.*}} : tensor<3xf64>
+func.func @remf(%a: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = arith.remf %a, %a : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}

@@ -31,3 +31,19 @@ func.func @expand_and_cast(%x: tensor<6xi32>) -> tensor<?x3xi32> {
   %2 = tensor.cast %1 : tensor<2x3xi32> to tensor<?x3xi32>
   return %2 : tensor<?x3xi32>
 }
+
+// -----
+
+// A reshape from a dynamic shape to a static one cannot be verified at compile time: the host
+// compares element counts at run time and fails with the reshape's location.
+// CHECK-LABEL: func.func @dynamic_to_static
+// CHECK: %[[ROWS:.*]] = "hal.buffer_view.dim"
+// CHECK: %[[COUNT:.*]] = arith.muli %[[ROWS]], %{{.*}} : index
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[COUNT]], %{{.*}} : index
+// CHECK: cf.assert %[[SAME]], "{{.*}}convert_to_stream_reshapes.mlir:[[# @LINE + 4]]:3: 'tensor.reshape': the source's element count differs from the result's"
+// CHECK-NOT: stream.cmd.dispatch
+func.func @dynamic_to_static(%a: tensor<?x4xf32>) -> tensor<8xf32> {
+  %s = arith.constant dense<[8]> : tensor<1xindex>
+  %0 = tensor.reshape %a(%s) : (tensor<?x4xf32>, tensor<1xindex>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -174,3 +174,20 @@ func.func @nested(%n: index) -> index {
   }
   return %r : index
 }
+
+// -----
+
+// A host check (cf.assert, as the stream phase emits for dynamic reshapes) becomes a conditional
+// branch to a block that fails the invocation with the check's message.
+// CHECK-LABEL: func.func @checked
+// CHECK: cf.cond_br %{{.*}}, ^[[OK:.*]], ^[[FAIL:.*]]
+// CHECK: ^[[OK]]:
+// CHECK-NEXT: func.return
+// CHECK: ^[[FAIL]]:
+// CHECK-NEXT: %[[MSG:.*]] = "vm.const"() <{value = "sizes differ"}> : () -> !vm.str
+// CHECK-NEXT: "vm.fail"(%[[MSG]]) : (!vm.str) -> ()
+func.func @checked(%a: index, %b: index) {
+  %same = arith.cmpi eq, %a, %b : index
+  cf.assert %same, "sizes differ"
+  func.return
+}

@@ -39,7 +39,7 @@ from weir.compiler.pass_base import Pass
 from weir.compiler.stream.affinity_analysis import place, Placement
 from weir.compiler.stream.push_constants import encode_push_constant
 from weir.compiler.shapes import dims_per_result
-from weir.compiler.tensor_shapes import RESHAPE_OPS, reshaped_dims
+from weir.compiler.tensor_shapes import check_reshape_at_run_time, RESHAPE_OPS, reshaped_dims
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
 from weir.dialects import flow, hal, stream
@@ -357,9 +357,10 @@ class _FunctionConverter:
         """collapse_shape/expand_shape/reshape/cast keep the bytes and change the shape (IREE's
         flow.tensor.reshape): the result is the source's resource under new dims, no copy."""
         source = self._resource(op.operands[0], op)
-        self.resources[op.results[0]] = Resource(
-            source.value, reshaped_dims(op, source.dims, b), source.ready, source.device,
-            source.fenced)
+        dims = reshaped_dims(op, source.dims, b)
+        check_reshape_at_run_time(op, source.dims, dims, b)
+        self.resources[op.results[0]] = Resource(source.value, dims, source.ready, source.device,
+                                                 source.fenced)
         self.dead.append(op)
 
     def _transfer(self, op: flow.TensorTransferOp, b: Builder) -> None:

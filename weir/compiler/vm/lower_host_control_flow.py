@@ -21,6 +21,9 @@ Each op becomes, with `cont` the rest of its block (taking the op's results as a
                 before: ...; scf.condition(c) v -> cond_br c, after(v), cont(v)
                 after: ...; yield v -> br before(v)
 
+    cf.assert:  cond_br c, cont, fail;  fail: vm.fail "message"  (host checks the stream phase
+                adds, e.g. a reshape's element count when a size is dynamic)
+
 Ops are lowered outermost first: an op's regions each hold one block until the op itself is
 lowered, so the region's terminator is always its block's last op."""
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 from weir.compiler.host_control_flow import HOST_CONTROL_FLOW
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
+from weir.dialects import vm
 from weir.ir.upstream import (
     arith,
     Block,
@@ -151,10 +155,20 @@ def _branch_from(op: Operation, branch: Operation) -> None:
     op.erase()
 
 
+def _lower_assert(op: cf.AssertOp, cont: Block) -> None:
+    fail = Block()
+    message = vm.ConstOp.build(properties={"value": op.msg}, result_types=[vm.StrType()])
+    fail.add_ops([message, vm.FailOp.build(operands=[message.result])])
+    region = cont.parent
+    assert region is not None
+    region.insert_block_after(fail, cont)
+    _branch_from(op, cf.ConditionalBranchOp(op.arg, cont, [], fail, []))
+
+
 def _first_structured(fn: func.FuncOp) -> Operation | None:
     for block in fn.body.blocks:
         for op in block.ops:
-            if isinstance(op, HOST_CONTROL_FLOW):
+            if isinstance(op, (*HOST_CONTROL_FLOW, cf.AssertOp)):
                 return op
     return None
 
@@ -174,6 +188,8 @@ class LowerHostControlFlow(Pass):
                     _lower_if(op, cont)
                 elif isinstance(op, scf.IndexSwitchOp):
                     _lower_switch(op, cont)
+                elif isinstance(op, cf.AssertOp):
+                    _lower_assert(op, cont)
                 else:
                     assert isinstance(op, scf.WhileOp)
                     _lower_while(op, cont)
