@@ -43,7 +43,14 @@ from weir.tools.io.flags import Flag, FlagParser, ParsedFlags
 from weir.tools.io.machine_context import console_context, machine_context
 from weir.tools.io.parse_input import parse_inputs
 from weir.tools.io.values import ParsedInput, resolve_argument
-from weir.tools.run_module import DEFAULT_DEVICE, Target, find_function, load_module, runtime_api
+from weir.tools.io.session import (
+    DEFAULT_DEVICE,
+    module_specs,
+    open_context,
+    parse_command_line,
+    runtime_api,
+)
+from weir.tools.run_module import Target, find_function
 from weir.tools.run_module import PARSER as RUN_MODULE_PARSER
 
 TOOL = "weir-benchmark-module"
@@ -97,11 +104,7 @@ def _choice(flags: ParsedFlags, flag: str, choices: Sequence[str]) -> str:
 
 
 def request_from_flags(flags: ParsedFlags) -> BenchmarkRequest:
-    modules = tuple(flags.strings("module"))
-    if not modules:
-        raise UsageError("no module given; use --module=file.wvm (or --module=- for stdin)")
-    if modules.count("-") > 1:
-        raise UsageError("--module=- (stdin) can be given only once")
+    modules = module_specs(flags)
     function = flags.string("function")
     inputs = tuple(parse_inputs(flags.strings("input"), flag="--input"))
     if function is None and inputs:
@@ -158,10 +161,7 @@ def _benchmark(api: ModuleType, context: Any, target: Target,
 def prepare(request: BenchmarkRequest, api: ModuleType) -> list[Benchmark]:
     """Loads the modules and readies the benchmarks: `--function`, or else every export of the
     last module that takes no arguments (what IREE's tool benchmarks without inputs)."""
-    instance = api.Instance()
-    devices = [instance.create_device(name) for name in request.devices]
-    modules = [load_module(api, spec) for spec in request.modules]
-    context = api.Context(instance, devices=devices, modules=modules)
+    context, modules = open_context(api, request.devices, request.modules)
     if request.function is not None:
         target = find_function(context, modules, request.function)
         return [_benchmark(api, context, target, request.inputs)]
@@ -203,9 +203,8 @@ def run(request: BenchmarkRequest, api: ModuleType | None = None) -> int:
 
 
 def _body(argv: Sequence[str], api: ModuleType | None) -> int:
-    flags = PARSER.parse(argv)
-    if flags.help_requested:
-        sys.stdout.write(PARSER.help_text())
+    flags = parse_command_line(PARSER, argv)
+    if flags is None:
         return 0
     return run(request_from_flags(flags), api)
 

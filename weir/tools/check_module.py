@@ -25,10 +25,17 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, TextIO
 
-from weir.errors import LoadError, UsageError, WeirError
+from weir.errors import LoadError, WeirError
 from weir.tools.cli import run_tool
 from weir.tools.io.flags import Flag, FlagParser
-from weir.tools.run_module import DEFAULT_DEVICE, DEVICE_FLAG, load_module, runtime_api
+from weir.tools.io.session import (
+    DEFAULT_DEVICE,
+    module_specs,
+    open_context,
+    parse_command_line,
+    runtime_api,
+)
+from weir.tools.run_module import DEVICE_FLAG
 
 TOOL = "weir-check-module"
 
@@ -111,23 +118,12 @@ def run_check_tests(context: Any, module: Any, out: TextIO | None = None) -> lis
 
 
 def _body(argv: Sequence[str], api: ModuleType | None) -> int:
-    flags = PARSER.parse(argv)
-    if flags.help_requested:
-        sys.stdout.write(PARSER.help_text())
+    flags = parse_command_line(PARSER, argv)
+    if flags is None:
         return 0
-    if flags.positionals:
-        raise UsageError(f"unexpected argument '{flags.positionals[0]}'; give modules as "
-                         f"--module={flags.positionals[0]}")
-    specs = flags.strings("module")
-    if not specs:
-        raise UsageError("no module given; use --module=tests.wvm (or --module=- for stdin)")
-    if specs.count("-") > 1:
-        raise UsageError("--module=- (stdin) can be given only once")
+    specs = module_specs(flags, example="tests.wvm")
     api = api if api is not None else runtime_api()
-    instance = api.Instance()
-    devices = [instance.create_device(d) for d in flags.strings("device") or [DEFAULT_DEVICE]]
-    modules = [load_module(api, spec) for spec in specs]
-    context = api.Context(instance, devices=devices, modules=modules)
+    context, modules = open_context(api, flags.strings("device") or [DEFAULT_DEVICE], specs)
     results = run_check_tests(context, modules[-1], sys.stdout)
     return 0 if all(r.passed for r in results) else 1
 

@@ -28,9 +28,15 @@ from weir.tools.io.outputs import check_output_specs, write_results
 from weir.tools.io.parse_input import parse_inputs
 from weir.tools.io.values import ParsedInput, resolve_argument
 from weir.tools.io.results import expected_values, typed_results
+from weir.tools.io.session import (
+    DEFAULT_DEVICE,
+    module_specs,
+    open_context,
+    parse_command_line,
+    runtime_api,
+)
 
 TOOL = "weir-run-module"
-DEFAULT_DEVICE = "local-sync"
 
 DEVICE_FLAG = Flag("device", "string", f"A device to create, bound to the module's devices in "
                    f"order (default: {DEFAULT_DEVICE}).", repeated=True, metavar="NAME")
@@ -80,11 +86,7 @@ class RunRequest:
 
 
 def request_from_flags(flags: ParsedFlags) -> RunRequest:
-    modules = tuple(flags.strings("module"))
-    if not modules:
-        raise UsageError("no module given; use --module=file.wvm (or --module=- for stdin)")
-    if modules.count("-") > 1:
-        raise UsageError("--module=- (stdin) can be given only once")
+    modules = module_specs(flags)
     outputs = tuple(flags.strings("output"))
     check_output_specs(outputs)
     max_count = flags.integer("output_max_element_count")
@@ -105,31 +107,11 @@ def request_from_flags(flags: ParsedFlags) -> RunRequest:
     )
 
 
-def runtime_api() -> ModuleType:
-    """`weir.runtime.api`, imported when a module is run so `--help` and flag errors stay fast."""
-    from weir.runtime import api
-
-    return api
-
-
-def load_module(api: ModuleType, spec: str) -> Any:
-    """One `--module` value: a module file, `-` (stdin), or `python:file.py:ClassName`, a
-    module written in Python (a `NativeModule` subclass, see docs/custom_modules.md)."""
-    if spec == "-":
-        return api.load_module_bytes(sys.stdin.buffer.read())
-    if spec.startswith("python:"):
-        return api.load_python_module(spec)
-    return api.load_module_file(spec)
-
-
 def run(request: RunRequest, api: ModuleType | None = None) -> int:
     """Loads, invokes and reports; returns the exit code (1 when an expected output differs).
     `api` is `weir.runtime.api` unless a test stands in for it."""
     api = api if api is not None else runtime_api()
-    instance = api.Instance()
-    devices = [instance.create_device(name) for name in request.devices]
-    modules = [load_module(api, spec) for spec in request.modules]
-    context = api.Context(instance, devices=devices, modules=modules)
+    context, modules = open_context(api, request.devices, request.modules)
     target = find_function(context, modules, request.function)
     signature = target.function.signature
     user_args = getattr(target.function, "argument_types",
@@ -150,7 +132,7 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     exit_code = _report(request, results, result_types)
     if request.print_statistics:
         sys.stderr.write(f"[statistics] invocation: {elapsed * 1e3:.3f} ms\n")
-        sys.stderr.write(device_statistics(devices, _device_names(modules)))
+        sys.stderr.write(device_statistics(context.devices, _device_names(modules)))
     return exit_code
 
 
@@ -238,13 +220,9 @@ def _report(request: RunRequest, results: list[object], result_letters: Sequence
 
 
 def _body(argv: Sequence[str], api: ModuleType | None) -> int:
-    flags = PARSER.parse(argv)
-    if flags.help_requested:
-        sys.stdout.write(PARSER.help_text())
+    flags = parse_command_line(PARSER, argv)
+    if flags is None:
         return 0
-    if flags.positionals:
-        raise UsageError(f"unexpected argument '{flags.positionals[0]}'; give modules as "
-                         f"--module={flags.positionals[0]}")
     return run(request_from_flags(flags), api)
 
 

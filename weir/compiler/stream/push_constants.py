@@ -6,21 +6,17 @@ their bits."""
 
 from __future__ import annotations
 
+from weir.compiler.targets.element_types import dtype_name
+from weir.format.element_types import BY_NAME
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     arith,
-    BFloat16Type,
     Builder,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
     IntegerType,
     Operation,
     SSAValue,
 )
-
-_FLOAT_WIDTHS = {Float16Type: 16, BFloat16Type: 16, Float32Type: 32, Float64Type: 64}
 
 
 def encode_push_constant(value: SSAValue, user: Operation, b: Builder) -> SSAValue:
@@ -28,13 +24,14 @@ def encode_push_constant(value: SSAValue, user: Operation, b: Builder) -> SSAVal
     t = value.type
     if isinstance(t, IndexType):
         return value
-    width = _FLOAT_WIDTHS.get(type(t))
-    if width is not None:
-        value = b.insert(arith.BitcastOp(value, IntegerType(width))).result
-    elif isinstance(t, IntegerType):
+    if isinstance(t, IntegerType):
         width = t.width.data
     else:
-        raise error_at(user, f"a host value of type {t} cannot be passed to a dispatch")
+        element = BY_NAME.get(dtype_name(t, user))
+        if element is None or not element.is_float:
+            raise error_at(user, f"a host value of type {t} cannot be passed to a dispatch")
+        width = element.bits
+        value = b.insert(arith.BitcastOp(value, IntegerType(width))).result
     if width < 64:
         value = b.insert(arith.ExtSIOp(value, IntegerType(64))).result
     return b.insert(arith.IndexCastOp(value, IndexType())).result
