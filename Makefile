@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test test-compiler test-runtime clean bench iree-venv
+.PHONY: venv demo test stress clean bench iree-venv
 
 venv: $(STAMP)
 
@@ -21,6 +21,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv tests
+
+# The reliability tests at their long sizes: thousands of mutated module files and MLIR inputs,
+# 10,000-invocation memory runs, 8 threads x 1,000 invocations (docs/reliability.md).
+stress: $(STAMP)
+	$(BIN)/python -m pytest tests/reliability --stress
 
 # The benchmark suite: weir against numpy (and IREE with IREE_VENV=.venv-iree) on this machine,
 # with the machine's own bandwidth and FLOP/s limits; writes benchmarks/results/.

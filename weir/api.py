@@ -16,6 +16,7 @@ from pathlib import Path
 
 from weir.compiler.api import compile_file, compile_string, compile_to_phase
 from weir.compiler.options import CompilerOptions, TargetDevice
+from weir.errors import DeadlineExceeded, RuntimeFault, UsageError, WaitCycleError, WeirError
 from weir.runtime.api import (
     BufferView,
     Context,
@@ -23,15 +24,20 @@ from weir.runtime.api import (
     Function,
     Instance,
     NativeModule,
+    check_device_count,
+    deadline,
     export,
     load_module_bytes,
     load_module_file,
+    runtime_statistics,
 )
+from weir.runtime.vm.module import Module
 
 __all__ = [
-    "BufferView", "CompilerOptions", "Context", "Fence", "Function", "Instance", "NativeModule",
-    "compile_file", "compile_string", "compile_to_phase", "export", "load", "load_module_bytes",
-    "load_module_file", "TargetDevice",
+    "BufferView", "CompilerOptions", "Context", "DeadlineExceeded", "Fence", "Function",
+    "Instance", "NativeModule", "RuntimeFault", "TargetDevice", "WaitCycleError", "WeirError",
+    "compile_file", "compile_string", "compile_to_phase", "deadline", "export", "load",
+    "load_module_bytes", "load_module_file", "runtime_statistics",
 ]
 
 
@@ -39,16 +45,24 @@ def load(modules: Sequence[bytes | str | Path | NativeModule],
          device: str | Sequence[str] = "local-sync", instance: Instance | None = None) -> Context:
     """A context holding `modules` in load order (dependencies first): module bytes, module file
     paths, or native modules. `device` names one driver, or a list of them: one new device each,
-    bound in order to the devices the modules were compiled for."""
+    bound in order to the devices the modules were compiled for. The context owns those
+    devices: `close()` it (or use it in a `with` block) to end their threads deterministically."""
     instance = instance or Instance()
-    drivers = [device] if isinstance(device, str) else list(device)
+    drivers = [device] if isinstance(device, str) else list(device) \
+        if isinstance(device, Sequence) else None
+    if drivers is None or not all(isinstance(d, str) for d in drivers):
+        raise UsageError(f"device: expected a driver name or a list of them, got {device!r}")
     loaded = []
-    for m in modules:
+    for i, m in enumerate(modules):
         if isinstance(m, bytes | bytearray | memoryview):
             loaded.append(load_module_bytes(bytes(m)))
         elif isinstance(m, str | Path):
             loaded.append(load_module_file(m))
-        else:
+        elif isinstance(m, Module):
             loaded.append(m)
+        else:
+            raise UsageError(f"modules[{i}]: expected module bytes, a module file path or a "
+                             f"loaded or native module, got {type(m).__name__}")
+    check_device_count(len(drivers), loaded)
     return Context(instance, devices=[instance.create_device(d) for d in drivers],
-                   modules=loaded)
+                   modules=loaded, owns_devices=True)

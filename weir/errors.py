@@ -37,3 +37,11 @@ class InputError(WeirError):
 
 class RuntimeFault(WeirError):
     """Work that failed while running: a dispatch, a fence, a custom module's call."""
+
+
+class DeadlineExceeded(RuntimeFault):
+    """A call or a wait that ran past the deadline its caller gave it."""
+
+
+class WaitCycleError(RuntimeFault):
+    """A wait that can never end because the operations it waits for wait on each other."""

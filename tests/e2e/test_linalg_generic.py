@@ -430,3 +430,22 @@ def test_unsupported_output_maps_are_located_compile_errors(target: str, case: s
     with pytest.raises(CompileError, match=f"g.mlir:2:3: error: {target} target: output #0 of "
                                            f"linalg.generic {message}, which is not supported"):
         weir.compile_string(src, "g.mlir", options)
+
+
+def test_a_body_that_ignores_its_input_counts_elements(run: Runner) -> None:
+    """The input only sets the iteration space; the module verifier must accept such a body."""
+    src = """
+    func.func @f(%a: tensor<8x4xf32>) -> tensor<4xf32> {
+      %z = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<4xf32>
+      %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+      %0 = """ + generic(
+        ["(r, j) -> (r, j)", "(r, j) -> (j)"], "rp", "%a : tensor<8x4xf32>",
+        "%acc : tensor<4xf32>", """
+      ^bb0(%x: f32, %s: f32):
+        %one = arith.constant 1.0 : f32
+        %r = arith.addf %s, %one : f32
+        linalg.yield %r : f32""", "tensor<4xf32>") + """
+      return %0 : tensor<4xf32>
+    }"""
+    check(run(src, "f", f32(8, 4)), np.full(4, 8.0, np.float32))

@@ -79,8 +79,8 @@ def mul_module(name: str = "module") -> ModuleImage:
     body: list[Instruction] = [
         Const(2, "input0"), Const(3, "f32"), Const(4, 4),
         Call((), "hal.buffer_view.assert", (0, 2, 3, (4,))),
-        Const(2, "input1"),
-        Call((), "hal.buffer_view.assert", (1, 2, 3, (4,))),
+        Const(20, "input1"),
+        Call((), "hal.buffer_view.assert", (1, 20, 3, (4,))),
         Const(5, 0), Call((6,), "hal.device.get", (5,)),
         Call((7,), "hal.buffer_view.buffer", (0,)),
         Call((8,), "hal.buffer_view.buffer", (1,)),
@@ -99,7 +99,7 @@ def mul_module(name: str = "module") -> ModuleImage:
         Call((19,), "hal.buffer_view.create", (10, 18, 3, (4,))),
         Return((19,)),
     ]
-    main = fn("mul", "0rr_r", 20, (0, 1), body)
+    main = fn("mul", "0rr_r", 21, (0, 1), body)
     return ModuleImage(
         name=name,
         dependencies=(),

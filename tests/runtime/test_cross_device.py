@@ -148,7 +148,7 @@ def test_a_failure_on_a_reaches_b_with_the_original_message(
         assert b_done.wait(0) is False
         user.signal()
     for fence in (a_done, b_copied, b_done):
-        with pytest.raises(RuntimeFault, match="^kernel exploded on device A$"):
+        with pytest.raises(RuntimeFault, match="^dispatch 'bad::k' failed: kernel exploded on device A$"):
             fence.wait(DEADLINE_S)
     assert dst.data.tolist() == [0] * 4  # B's copy never ran
     assert (a.statistics.queue_failed, b.statistics.queue_failed) == (1, 2)

@@ -60,7 +60,9 @@ def test_every_queue_operation_kind_is_counted(make_device: Callable[[str], Devi
     dev = make_device(driver)
     assert dev.statistics.snapshot() == {
         "queue_submitted": zero_counts(), "queue_completed": 0, "queue_failed": 0,
-        "command_buffers_executed": 0, "dispatches_executed": 0, "dispatches_by_entry_point": {}}
+        "command_buffers_executed": 0, "dispatches_executed": 0, "dispatches_by_entry_point": {},
+        "queue_pending": 0, "buffers_alive": 0, "buffer_bytes_alive": 0, "pooled_bytes": 0,
+        "threads_alive": 0}
     fences = [Fence.create() for _ in range(7)]
     buf = dev.queue_alloca(None, fences[0], 8)
     dev.queue_fill(fences[0], fences[1], buf, 0, 8, b"\x03")
@@ -211,7 +213,7 @@ def test_a_failing_dispatch_counts_what_ran_before_it(make_device: Callable[[str
     cb.finalize()
     signal = Fence.create()
     dev.queue_execute(None, signal, [cb])
-    with pytest.raises(RuntimeFault, match="^kernel exploded$"):
+    with pytest.raises(RuntimeFault, match="^dispatch 'k::boom' failed: kernel exploded$"):
         signal.wait(DEADLINE_S)
     s = dev.statistics.snapshot()
     assert s["dispatches_by_entry_point"] == {"k::ok": 1} and s["dispatches_executed"] == 1

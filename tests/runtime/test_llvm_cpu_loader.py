@@ -133,3 +133,38 @@ def test_a_symbol_the_process_lacks_is_a_load_error_not_a_jump_to_zero() -> None
         exe.triple, exe.cpu, exe.features, exe.entries, exe.objects + (extra,)))
     with pytest.raises(LoadError, match="needs symbol\\(s\\) weir_test_no_such_symbol"):
         load_native_executable(memoryview(payload))
+
+
+# Regressions found by the module fuzzer (tests/reliability): the descriptor is bound to its
+# object code, and what LLVM is asked to look up is checked first.
+
+
+@pytest.mark.parametrize("mutate, message", [
+    # A grid changed without the code used to run too few workgroups: results left unwritten.
+    (lambda d: d.replace(b'"tile":1', b'"tile":2'), "digest mismatch"),
+    (lambda d: d.replace(b'"extent":{"push":0}', b'"extent":0'), "digest mismatch"),
+    # An empty symbol used to abort the process inside LLVM's name mangler.
+    (lambda d: d.replace(b'"symbol":"weir_iota"', b'"symbol":""'), "is not a symbol name"),
+    (lambda d: d.replace(b'"symbol":"weir_iota"', b'"symbol":"a b"'), "is not a symbol name"),
+    (lambda d: d.replace(b'"windows":[]', b'"windows":[],"spare":1'), "unknown field 'spare'"),
+])
+def test_descriptor_defects_are_format_errors(mutate: object, message: str) -> None:
+    data = _payload()
+    bad = mutate(data)  # type: ignore[operator]
+    assert bad != data
+    header_length = int.from_bytes(data[4:8], "little") + len(bad) - len(data)
+    bad = bad[:4] + header_length.to_bytes(4, "little") + bad[8:]
+    with pytest.raises(ModuleFormatError, match=message):
+        decode_native_executable(bad)
+
+
+def test_an_entry_symbol_must_be_defined_by_the_objects() -> None:
+    """`abort` exists in this process; it is still no entry point of this executable."""
+    with pytest.raises(LoadError, match="no symbol 'abort' in its object code"):
+        load_native_executable(memoryview(_payload(symbol="abort")))
+
+
+def test_deep_nesting_and_huge_integers_are_format_errors() -> None:
+    for text in (b"[" * 100_000 + b"]" * 100_000, b'{"triple": ' + b"7" * 5000 + b"}"):
+        with pytest.raises(ModuleFormatError, match="not JSON"):
+            decode_native_executable(b"WNEX" + len(text).to_bytes(4, "little") + text)

@@ -145,7 +145,7 @@ def test_failing_work_fails_the_signal_and_keeps_the_worker() -> None:
         dev.queue_execute(None, buggy, [dispatch_of(lambda _: [][1])])
         with pytest.raises(RuntimeFault, match="was not finalized"):
             unfinalized.wait(timeout=DEADLINE_S)
-        with pytest.raises(RuntimeFault, match=r"^queue execute: IndexError: list index out of range$"):
+        with pytest.raises(RuntimeFault, match=r"^dispatch 'host' failed: IndexError: list index out of range$"):
             buggy.wait(timeout=DEADLINE_S)
         ro = dev.allocator.import_readonly(memoryview(b"abcd"))
         readonly = Fence.create()

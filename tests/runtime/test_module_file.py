@@ -165,7 +165,7 @@ def test_verification_failures() -> None:
     img = mul_module()
     main = img.functions[1]
     blk = main.blocks[0]
-    _bad(_replace_fn(img, 1, num_registers=5), "register 5 out of range")
+    _bad(_replace_fn(img, 1, num_registers=5), "register 20 out of range")
     _bad(_replace_fn(img, 1, blocks=(Block(blk.params, blk.instructions[:-1]),)),
          "does not end with a terminator")
     _bad(_replace_fn(img, 1, blocks=(Block(blk.params, (Return((0,)),) + blk.instructions),)),
@@ -208,3 +208,52 @@ def test_unknown_opcode_and_op_names() -> None:
         deserialize(_reseal(data, json.dumps(meta).encode()))
     with pytest.raises(ModuleFormatError, match="not valid JSON"):
         deserialize(_reseal(data, b"{not json"))
+
+
+# Regressions found by the module fuzzer (tests/reliability): each class of defect once.
+
+
+def _resealed(change: Any) -> bytes:
+    data = serialize(mul_module())
+    meta = _metadata(data)
+    change(meta)
+    return _reseal(data, json.dumps(meta).encode())
+
+
+@pytest.mark.parametrize("change, message", [
+    # A misspelt key used to be ignored (its default taken): every field is required, no other.
+    (lambda m: m["exports"][0].__setitem__("reflec4ion", m["exports"][0].pop("reflection")),
+     "unknown field 'reflec4ion'"),
+    (lambda m: m["imports"][0].pop("model"), "missing field 'model'"),
+    (lambda m: m.pop("initializer"), "missing field 'initializer'"),
+    (lambda m: m.__setitem__("extra", 1), "unknown field 'extra'"),
+    # Names and constant strings are printable: every message quoting one stays on one line.
+    (lambda m: m["functions"][0].__setitem__("name", "a\nb"), "unprintable"),
+    (lambda m: m["functions"][1]["blocks"][0]["instructions"][0].__setitem__(2, "x\ny"),
+     "unprintable"),
+    # Integers beyond 64 bits, as indices or constants.
+    (lambda m: m["exports"][0].__setitem__("function", 2**64), "out of range"),
+    (lambda m: m["functions"][1]["blocks"][0]["instructions"][0].__setitem__(2, 2**70),
+     "does not fit 64 bits"),
+    # A segment nothing uses, or a payload two executables share: a damaged segment table.
+    (lambda m: m["segments"].append(m["segments"][0]), r"segments\[1\]: not used"),
+    # A payload that describes other entry points than its executable declares.
+    (lambda m: m["executables"][0].__setitem__("entry_points", ["other"]),
+     "the payload has entry points 'mul_dispatch_0', the executable declares 'other'"),
+    # The ABI reflection the API relies on must fit the signature, not be dropped as advice.
+    (lambda m: m["exports"][0]["reflection"].append(["weir.abi.scalar_types", "i8;r"]),
+     "lists 1 argument"),
+    (lambda m: m["imports"][0].__setitem__("model", "coarse-fences"),
+     r"must end its arguments with two fences \(rr\), its signature is 0i_r"),
+])
+def test_resealed_metadata_defects(change: Any, message: str) -> None:
+    with pytest.raises(ModuleFormatError, match=message) as info:
+        deserialize(_resealed(change))
+    assert "\n" not in str(info.value)
+
+
+def test_json_integers_python_refuses_to_parse_are_format_errors() -> None:
+    """json.loads raises a ValueError that is not a JSONDecodeError for over 4,300 digits."""
+    data = serialize(mul_module())
+    with pytest.raises(ModuleFormatError, match="not valid JSON"):
+        deserialize(_reseal(data, b'{"name": ' + b"1" * 5000 + b"}"))

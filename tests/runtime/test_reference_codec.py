@@ -133,3 +133,53 @@ def _window_mutated(k: int, key: str, value: Any) -> bytes:
 def test_window_op_verification(k: int, key: str, value: Any, message: str) -> None:
     with pytest.raises(ModuleFormatError, match=message):
         decode_reference_executable(_window_mutated(k, key, value))
+
+
+# Regressions found by the module fuzzer (tests/reliability): a kernel a damaged field turns
+# into another kernel the verifier used to accept, or a field it used to ignore.
+
+
+def _dropped(path: list[Any]) -> bytes:
+    payload = json.loads(mul_kernel())
+    node = payload
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return json.dumps(payload).encode()
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (OPS + [0, "offsett"], 0, "unknown field 'offsett'"),
+    (OPS + [3, "body", 0, "attr"], True, "'mulf' takes no attr, got True"),
+    # A store of the wrong value leaves the computed one unused.
+    (OPS + [4, "value"], 0, r"value 3 \(generic\) is computed but never used"),
+    # A load from the wrong binding leaves one binding untouched.
+    (OPS + [1, "binding"], 0, "binding 1 is neither loaded nor stored"),
+    (OPS + [3, "body"], [{"op": "mulf", "args": [0, 1], "dtype": "f32", "attr": None},
+                         {"op": "addf", "args": [0, 1], "dtype": "f32", "attr": None}],
+     r"body\[1\] \(addf\) computes a value nothing uses"),
+    (OPS + [4], {"op": "fill", "init": 2, "value": 1.0}, "stores nothing"),
+])
+def test_fuzzer_regressions(path: list[Any], value: Any, message: str) -> None:
+    with pytest.raises(ModuleFormatError, match=message):
+        decode_reference_executable(_mutated(path, value))
+
+
+def test_a_body_may_ignore_an_input() -> None:
+    """A generic that counts elements iterates over its input without reading it."""
+    decode_reference_executable(_mutated(OPS + [3, "body", 0, "args"], [0, 0]))
+
+
+def test_every_field_is_required() -> None:
+    """A dropped `offset` used to read at offset 0: a silently different kernel."""
+    with pytest.raises(ModuleFormatError, match="missing field 'offset'"):
+        decode_reference_executable(_dropped(OPS + [0, "offset"]))
+    with pytest.raises(ModuleFormatError, match="missing field 'attr'"):
+        decode_reference_executable(_dropped(OPS + [3, "body", 0, "attr"]))
+
+
+def test_deep_nesting_and_huge_integers_are_format_errors() -> None:
+    with pytest.raises(ModuleFormatError, match="not valid JSON"):
+        decode_reference_executable(b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(ModuleFormatError, match="not valid JSON"):
+        decode_reference_executable(b'{"format": ' + b"7" * 5000 + b"}")

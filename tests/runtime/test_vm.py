@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from runtime_builders import S, fn, mul_module
 
-from weir.errors import InputError, LoadError, RuntimeFault
+from weir.errors import DeadlineExceeded, InputError, LoadError, ModuleFormatError, RuntimeFault
 from weir.format.image import Block, ExportDef, FunctionDef, GlobalDef, ImportDef, ModuleImage
 from weir.format.module_file import serialize
 from weir.format.vm_isa import (
@@ -25,6 +25,7 @@ from weir.format.vm_isa import (
     Select,
     Unary,
 )
+from weir.runtime.hal.deadline import deadline
 from weir.runtime.api import (
     BufferView,
     BytecodeModule,
@@ -63,7 +64,7 @@ def test_end_to_end_dispatch_through_hal() -> None:
 
 def test_buffer_view_assert_names_the_input() -> None:
     run = _context(BytecodeModule(mul_module())).lookup("mul")
-    with pytest.raises(InputError, match=r"input 'input1': expected 4xf32, got 3xf32"):
+    with pytest.raises(InputError, match=r"argument 1 \(%input1\) expects 4xf32, got 3xf32"):
         run(np.zeros(4, np.float32), np.zeros(3, np.float32))
     with pytest.raises(InputError, match=r"function 'mul' expects 2 argument\(s\), got 1"):
         run(np.zeros(4, np.float32))
@@ -174,9 +175,10 @@ def test_missing_function() -> None:
 
 
 def test_signature_mismatch() -> None:
-    with pytest.raises(LoadError, match="imports 'module_a.double' with signature 0F_I, but the "
+    # (0I_r keeps the importer's own registers consistent: an `r` result may hold an integer.)
+    with pytest.raises(LoadError, match="imports 'module_a.double' with signature 0I_r, but the "
                                         "function has signature 0I_I"):
-        _context(_module_a(), _pipeline(signature="0F_I"))
+        _context(_module_a(), _pipeline(signature="0I_r"))
 
 
 def test_hal_imports_are_checked_by_arity() -> None:
@@ -243,3 +245,71 @@ def test_generated_code_is_plain_python() -> None:
     assert "while True:" in src and "if blk == 3:" in src
     src = BytecodeModule(mul_module()).translated.source
     assert "while True" not in src and "'" not in src  # strings come from the constant table
+
+
+# Regressions found by the module fuzzer (tests/reliability): register dataflow the verifier
+# now proves, and loops that a deadline ends.
+
+
+def _one(blocks: tuple[Block, ...], cconv: str = "0I_I", nreg: int = 4) -> ModuleImage:
+    return ModuleImage("m", (), (), (ExportDef("f", 0),), (FunctionDef("f", S(cconv), nreg,
+                                                                       blocks),), devices=())
+
+
+@pytest.mark.parametrize("blocks, message", [
+    # A register read on a path that never wrote it (it is written in one branch only).
+    ((Block((0,), (Const(1, 1), CondBranch(0, 1, (), 2, ()))),
+      Block((), (Const(2, 5), Branch(2))),
+      Block((), (Return((2,)),))), "block 2 instruction 0: reads register 2 before it is written"),
+    # A damaged destination overwriting a value another instruction defined.
+    ((Block((0,), (Const(1, 1), Binary(1, "add", 0, 0), Return((1,)))),),
+     "writes register 1, already written by block 0 instruction 0"),
+    # A float where the signature promises an integer.
+    ((Block((0,), (Const(1, 1.5), Return((1,)))),), "result 0 must be an integer, register 1 "
+                                                    "holds a float"),
+    ((Block((0,), (Const(1, "x"), Binary(2, "add", 0, 1), Return((2,)))),),
+     "the right operand must be a number, register 1 holds a reference"),
+    ((Block((0,), (Const(1, 1), Const(2, 2.0), Select(3, 0, 1, 2), Return((3,)))),),
+     "select of values of two kinds"),
+])
+def test_register_dataflow_is_verified(blocks: tuple[Block, ...], message: str) -> None:
+    with pytest.raises(ModuleFormatError, match=message):
+        BytecodeModule(_one(blocks))
+
+
+def test_only_back_edges_count_down_to_a_deadline_check() -> None:
+    """Every loop has a branch to the same or an earlier block; only those pay for the check."""
+    function = _sum_below()
+    back_edges = 0
+    for b, block in enumerate(function.blocks):
+        last = block.instructions[-1]
+        targets = (last.block,) if isinstance(last, Branch) else \
+            (last.true_block, last.false_block) if isinstance(last, CondBranch) else ()
+        back_edges += sum(1 for t in targets if t <= b)
+    src = _module("m", (function,), ("sum_below",)).translated.source
+    assert src.count("if not tick: tick = H_tick(0)") == back_edges > 0
+    assert "tick" not in BytecodeModule(mul_module()).translated.source
+
+
+def test_an_endless_host_loop_ends_at_the_callers_deadline() -> None:
+    spin = (Block((0,), (Branch(1, (0,)),)), Block((1,), (Branch(1, (1,)),)))
+    instance = Instance()
+    run = Context(instance, modules=[BytecodeModule(_one(spin, "0I_", 2))]).lookup("m.f")
+    with deadline(0.0, "spin"), pytest.raises(DeadlineExceeded,
+                                              match=r"^spin \(timeout 0 s\): deadline exceeded "
+                                                    r"while running function 'f' of module 'm'$"):
+        run(1)
+
+
+def test_a_result_the_verifier_cannot_type_is_checked_on_return() -> None:
+    """An `r` value (any value at run time) returned where the signature promises i64: the
+    translator checks it, so the API never converts a buffer as if it were an integer."""
+    passthrough = (Block((0,), (Return((0,)),)),)
+    instance = Instance()
+    f = Context(instance, modules=[BytecodeModule(_one(passthrough, "0r_I", 1))]).lookup("m.f")
+    assert f(7) == 7
+    with pytest.raises(RuntimeFault, match="function 'f' of module 'm': result 0 must be an "
+                                           "integer, got BufferView"):
+        f(np.zeros(2))
+    assert "H_int" not in BytecodeModule(_one((Block((0,), (Return((0,)),)),), "0I_I", 1)) \
+        .translated.source

@@ -129,7 +129,7 @@ def test_console_table_and_out_file(module: Path, tmp_path: Path,
 
 @pytest.mark.parametrize("argv, message", [
     (["--function=square"], "function 'square' takes 1 argument(s), got 0 --input value(s)"),
-    (["--function=square", "--input=3xf32=1"], "input 'input0': expected 4xf32, got 3xf32"),
+    (["--function=square", "--input=3xf32=1"], "argument 0 (%input0) expects 4xf32, got 3xf32"),
     (["--function=nope"], "has no function 'nope'"),
     (["--input=4xf32=1"], "--input needs --function"),
     (["--function=ones", "--benchmark_min_time=later"], "--benchmark_min_time=later: expected"),

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from weir.format import module_file
+from weir.format.reference_codec import encode_reference_executable
 from weir.format.image import (
     Block,
     ExecutableDef,
@@ -30,11 +31,17 @@ from weir.format.vm_isa import (
     Return,
     Rodata,
 )
+from weir.format.reference_kernel import EntryPoint, Load, ReferenceExecutable, Store
 from weir.tools.dump_module import main
+
+# A payload the verifier accepts: entry points entry_a and entry_b, as the executable declares.
+PAYLOAD = encode_reference_executable(ReferenceExecutable(tuple(
+    EntryPoint(name, 1, 0, (Load(0, "f32", (4,), 0), Store(0, 0, 0)))
+    for name in ("entry_a", "entry_b"))))
 
 
 def sample_image() -> ModuleImage:
-    run = FunctionDef("run", Signature.parse("0rr_r"), 8, (
+    run = FunctionDef("run", Signature.parse("0rr_r"), 10, (
         Block((0, 1), (
             Const(2, 0),
             Call((3,), "hal.device.get", (2,)),
@@ -44,8 +51,8 @@ def sample_image() -> ModuleImage:
             Binary(7, "eq", 2, 2),
             CondBranch(7, 1, (4,), 1, (4,)),
         )),
-        Block((4,), (GlobalStore(0, 6), Branch(2))),
-        Block((), (Const(2, "done"), Return((0,)))),
+        Block((8,), (GlobalStore(0, 6), Branch(2))),
+        Block((), (Const(9, "done"), Return((0,)))),
     ))
     return ModuleImage(
         name="pipeline",
@@ -59,7 +66,7 @@ def sample_image() -> ModuleImage:
         rodata=(RodataDef("weights", 0),),
         executables=(ExecutableDef("dispatch_0", ("entry_a", "entry_b"),
                                    (ExecutableVariant("reference", "reference", 1),)),),
-        segments=(memoryview(b"\x01" * 100), memoryview(b"payload")),
+        segments=(memoryview(b"\x01" * 100), memoryview(PAYLOAD)),
     )
 
 
@@ -80,22 +87,23 @@ def test_sections(capsys, module_path: Path) -> None:  # type: ignore[no-untyped
         "  [0] @hal.device.get  cconv 0i_r  model sync",
         "  [0] @run -> function 0 (@run)  cconv 0rr_r  model coarse-fences",
         "        iree.abi.declaration = async func @run(%a: tensor<4xf32>)",
-        "  [0] @run  cconv 0rr_r  registers 8  blocks 3  instructions 11",
+        "  [0] @run  cconv 0rr_r  registers 10  blocks 3  instructions 11",
         "    ^bb0(%r0, %r1):",
         "      %r3 = call @hal.device.get(%r2)",
         "      %r5 = rodata @weights",
         "      %r6 = global.load @counter",
         "      %r7 = eq %r2, %r2",
         "      cond_br %r7, ^bb1(%r4), ^bb1(%r4)",
-        "    ^bb1(%r4):",
+        "    ^bb1(%r8):",
         "      global.store %r6, @counter",
         "      br ^bb2",
-        '      %r2 = const "done"',
+        '      %r9 = const "done"',
         "      return %r0",
         "  [0] @counter : i = 0",
         "  [0] @weights  100 bytes  segment 0  alignment 64",
         "  [0] @dispatch_0  entry points: entry_a, entry_b",
-        "        variant target reference  format reference  payload 7 bytes  segment 1",
+        f"        variant target reference  format reference  payload {len(PAYLOAD)} bytes  "
+        "segment 1",
         "segments (2):",
     ]:
         assert expected in out.splitlines(), expected
@@ -104,7 +112,7 @@ def test_sections(capsys, module_path: Path) -> None:  # type: ignore[no-untyped
     offsets = [int(line.split("file offset ")[1].split()[0]) for line in segment_lines]
     data = module_path.read_bytes()
     assert data[offsets[0]:offsets[0] + 100] == b"\x01" * 100
-    assert data[offsets[1]:offsets[1] + 7] == b"payload"
+    assert data[offsets[1]:offsets[1] + len(PAYLOAD)] == PAYLOAD
     assert all(o % 64 == 0 for o in offsets)
 
 

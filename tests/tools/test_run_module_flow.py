@@ -66,6 +66,7 @@ def make_api(functions: dict[str, FakeFunction], created: list[str] | None = Non
     api.Context = FakeContext  # type: ignore[attr-defined]
     api.load_module_file = lambda path: FakeModule("module", functions)  # type: ignore[attr-defined]
     api.load_module_bytes = lambda data: FakeModule("module", functions)  # type: ignore[attr-defined]
+    api.check_device_count = lambda given, modules: None  # type: ignore[attr-defined]
     return api
 
 

@@ -3,6 +3,7 @@ the Python API are built on these three functions."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from dataclasses import replace
@@ -12,7 +13,7 @@ from weir.compiler.devices import HOST_MEMORY_KINDS
 from weir.compiler.options import CompilerOptions, Phase, TargetDevice
 from weir.compiler.pipeline import run_phases
 from weir.compiler.state import CompilationState
-from weir.compiler.targets.registry import canonical_target_name
+from weir.compiler.targets.registry import canonical_target_name, get_target
 from weir.compiler.vm.serialize import build_image
 from weir.dialects import vm
 from weir.errors import UsageError
@@ -33,6 +34,8 @@ def _normalise(options: CompilerOptions) -> CompilerOptions:
     backends = [canonical_target_name(b) for b in options.target_backends]
     if not backends:
         raise UsageError("no target backend given (use --iree-hal-target-backends=vmvx)")
+    for backend in dict.fromkeys(backends):
+        get_target(backend).check_options(options)
     devices = tuple(options.target_devices)
     names: set[str] = set()
     for d in devices:
@@ -64,9 +67,13 @@ def _compile(source: str | bytes, filename: str, options: CompilerOptions,
     dump_dir = options.dump_phases_to
 
     def dump(phase: Phase, m: ModuleOp) -> None:
+        # Each phase's file is whole or absent, even if the compile fails in a later phase.
         if dump_dir is not None:
+            if dump_dir.exists() and not dump_dir.is_dir():
+                raise UsageError(f"--dump-compilation-phases-to: '{dump_dir}' is not a directory")
             dump_dir.mkdir(parents=True, exist_ok=True)
-            (dump_dir / f"{state.module_name}.{phase}.mlir").write_text(print_module(m))
+            write_atomically(dump_dir / f"{state.module_name}.{phase}.mlir",
+                             print_module(m).encode())
 
     run_phases(module, state, dump)
     return module, state
@@ -86,9 +93,17 @@ def compile_string(source: str | bytes, filename: str = "<stdin>",
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Writes via a temporary file so a failed compile never leaves a partial output behind."""
+    """Writes via a temporary file so a failed compile never leaves a partial output behind,
+    and an existing file is replaced only by a complete one. Errors name `path`, never the
+    temporary file."""
+    if path.is_dir():
+        raise OSError(errno.EISDIR, "Is a directory (expected a file name)", str(path))
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise OSError(e.errno, f"cannot create a file in '{directory}': {e.strerror}",
+                      str(path)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -15,6 +15,8 @@ check module never needs a device to read them."""
 
 from __future__ import annotations
 
+import math
+
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -41,6 +43,19 @@ DEFAULT_RTOL = 0.0
 
 def _f32(value: float) -> FloatAttr:
     return FloatAttr(value, Float32Type())
+
+
+F32_MAX = 3.4028234663852886e38
+
+
+def _parse_tolerance(parser: Parser, key: str) -> FloatAttr:
+    """A tolerance is an f32 attribute: a number beyond f32's range is refused at its position
+    (xDSL would fail packing it, with no position)."""
+    pos = parser.pos
+    value = float(parser.parse_number())
+    if math.isfinite(value) and abs(value) > F32_MAX:
+        parser.raise_error(f"{key} {value} is out of range for f32", pos)
+    return _f32(value)
 
 
 def _is_signless_int(t: Attribute) -> bool:
@@ -141,7 +156,7 @@ class _PairCheck(IRDLOperation):
             while allowed and parser.parse_optional_punctuation(",") is not None:
                 key = parser.parse_keyword_in(allowed, f" in {cls.name} (atol comes before rtol)")
                 allowed = allowed[allowed.index(key) + 1:]
-                tolerances[key] = _f32(float(parser.parse_number()))
+                tolerances[key] = _parse_tolerance(parser, key)
         parser.parse_punctuation(")")
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")

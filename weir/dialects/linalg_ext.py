@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ShapedType,
+    StringAttr,
     TensorType,
     i64,
 )
@@ -303,10 +304,91 @@ class MatmulOp(upstream.MatmulOp):
         super().verify_()
 
 
+def _check_axes(axes: Sequence[int], rank: int, what: str) -> None:
+    """xDSL's verifiers index shapes with `dimensions`/`permutation` before checking them (an
+    IndexError on `dimensions = [7]`); these checks come first and say what is wrong."""
+    for axis in axes:
+        if not 0 <= axis < rank:
+            raise VerifyException(f"{what} {list(axes)}: {axis} is not a dimension of a rank-{rank} "
+                                  "operand")
+    if len(set(axes)) != len(axes):
+        raise VerifyException(f"{what} {list(axes)} names a dimension twice")
+
+
+def _rank(value: SSAValue) -> int:
+    t = value.type
+    return len(t.get_shape()) if isinstance(t, ShapedType) else 0
+
+
+# The attributes xDSL's `linalg.generic` parser asserts the kind of (an AssertionError on
+# `indexing_maps = 3`), with the kind each must have.
+_GENERIC_ATTR_KINDS: dict[str, tuple[type[Attribute], str]] = {
+    "indexing_maps": (ArrayAttr, "an array of affine maps"),
+    "iterator_types": (ArrayAttr, "an array of iterator types"),
+    "doc": (StringAttr, "a string"),
+    "library_call": (StringAttr, "a string"),
+}
+
+
+class GenericOp(upstream.GenericOp):
+    """`linalg.generic` whose attribute dictionary is checked before xDSL's parser asserts on it.
+    The dictionary is read twice (once here, then by xDSL): generic ops are few in a program."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> upstream.GenericOp:
+        start = parser.pos
+        attrs = parser.parse_optional_attr_dict()
+        for key, (kind, what) in _GENERIC_ATTR_KINDS.items():
+            value = attrs.get(key)
+            if value is not None and not isinstance(value, kind):
+                parser.raise_error(f"linalg.generic: '{key}' must be {what}, got {value}", start,
+                                   parser.pos)
+        maps = attrs.get("indexing_maps")
+        if isinstance(maps, ArrayAttr) and not all(isinstance(m, AffineMapAttr) for m in maps):
+            parser.raise_error("linalg.generic: 'indexing_maps' must be an array of affine maps",
+                               start, parser.pos)
+        parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
+        return super().parse(parser)
+
+
+class FillOp(upstream.FillOp):
+    """`linalg.fill` with its operands counted (xDSL accepts `linalg.fill outs(...)` with no
+    value, which crashed the passes after it)."""
+
+    def verify_(self) -> None:
+        if len(self.inputs) != 1 or len(self.outputs) != 1:
+            raise VerifyException(f"expects 1 input (the value) and 1 output, got "
+                                  f"{len(self.inputs)} and {len(self.outputs)}")
+        super().verify_()
+
+
+class TransposeOp(upstream.TransposeOp):
+    """`linalg.transpose` whose permutation is checked to be one before xDSL's verifier uses it."""
+
+    def verify_(self) -> None:
+        if len(self.inputs) != 1 or len(self.outputs) != 1:
+            raise VerifyException(f"expects 1 input and 1 output, got {len(self.inputs)} and "
+                                  f"{len(self.outputs)}")
+        _check_axes(self.permutation.get_values(), _rank(self.inputs[0]), "permutation")
+        super().verify_()
+
+
+class BroadcastOp(upstream.BroadcastOp):
+    """`linalg.broadcast` whose added dimensions are checked before xDSL's verifier uses them."""
+
+    def verify_(self) -> None:
+        _check_axes(self.dimensions.get_values(), _rank(self.init), "dimensions")
+        super().verify_()
+
+
 class ReduceOp(upstream.ReduceOp):
     """`linalg.reduce`, also in MLIR's short form `linalg.reduce { arith.addf } ins(%x : T)
     outs(%init : U) dimensions = [1]`: the op applied to (input element, accumulator). A plain
-    subclass, like `MatmulOp`."""
+    subclass, like `MatmulOp`. Its dimensions are checked before xDSL's verifier uses them."""
+
+    def verify_(self) -> None:
+        _check_axes(self.dimensions.get_values(), _rank(self.input), "dimensions")
+        super().verify_()
 
     @classmethod
     def parse(cls, parser: Parser) -> upstream.ReduceOp:
@@ -581,6 +663,8 @@ target lowers them onto one of its kernels (Matmul, Conv2D, Pool2D): each is a d
 
 DIALECT = Dialect("linalg", [
     BatchMatmulOp, BatchMatmulTransposeAOp, BatchMatmulTransposeBOp, MatmulTransposeAOp,
-    MatmulTransposeBOp, MatvecOp, VecmatOp, DotOp, MatmulOp, ReduceOp, DepthwiseConv2DNhwcHwcOp,
+    MatmulTransposeBOp, MatvecOp, VecmatOp, DotOp, MatmulOp, ReduceOp, TransposeOp, BroadcastOp,
+    GenericOp, FillOp,
+    DepthwiseConv2DNhwcHwcOp,
     PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp, MapOp, SoftmaxOp,
 ])

@@ -114,7 +114,7 @@ def deserialize_with_layout(data: Buffer) -> tuple[ModuleImage, FileLayout]:
         raise ModuleFormatError(f"truncated module file: metadata of {meta_length} bytes does not fit")
     try:
         metadata: Any = json.loads(bytes(view[HEADER_SIZE + 8:meta_end]).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+    except (ValueError, RecursionError) as e:  # ValueError: bad UTF-8, bad JSON, huge ints
         raise ModuleFormatError(f"module metadata is not valid JSON: {e}") from None
     area_start = _align(meta_end)
     if area_start > len(view):

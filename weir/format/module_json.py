@@ -149,16 +149,17 @@ def _operand(value: Any, where: str) -> Operand:
 
 def _opcode_arity(items: list[Any], n: int, where: str) -> None:
     if len(items) != n:
-        raise jf.fail(where, f"'{items[0]}' takes {n - 1} field(s), got {len(items) - 1}")
+        raise jf.fail(where, f"{jf.printable(items[0])} takes {n - 1} field(s), got "
+                             f"{len(items) - 1}")
 
 
 def instruction_from_json(value: Any, where: str) -> Instruction:
     items = jf.as_list(value, where)
     if not items:
         raise jf.fail(where, "empty instruction")
-    opcode = items[0]
-    if not isinstance(opcode, str):
+    if not isinstance(items[0], str):
         raise jf.fail(where, "instruction does not start with an opcode name")
+    opcode = jf.as_str(items[0], where + ".opcode")
     i = jf.as_int
     if opcode == "const":
         _opcode_arity(items, 3, where)
@@ -184,14 +185,14 @@ def instruction_from_json(value: Any, where: str) -> Instruction:
         _opcode_arity(items, 5, where)
         op = jf.as_str(items[2], where + ".op")
         if op not in BINARY_OPS:
-            raise jf.fail(where, f"unknown binary op '{op}'")
+            raise jf.fail(where, f"unknown binary op {jf.printable(op)}")
         return Binary(i(items[1], where + ".dst"), op, i(items[3], where + ".lhs"),  # type: ignore[arg-type]
                       i(items[4], where + ".rhs"))
     if opcode == "unary":
         _opcode_arity(items, 4, where)
         op = jf.as_str(items[2], where + ".op")
         if op not in UNARY_OPS:
-            raise jf.fail(where, f"unknown unary op '{op}'")
+            raise jf.fail(where, f"unknown unary op {jf.printable(op)}")
         return Unary(i(items[1], where + ".dst"), op, i(items[3], where + ".src"))  # type: ignore[arg-type]
     if opcode == "arith":
         # Op names, types and their agreement are checked by module_verify.
@@ -220,23 +221,26 @@ def instruction_from_json(value: Any, where: str) -> Instruction:
     if opcode == "fail":
         _opcode_arity(items, 2, where)
         return Fail(i(items[1], where + ".message"))
-    raise jf.fail(where, f"unknown opcode '{opcode}'")
+    raise jf.fail(where, f"unknown opcode {jf.printable(opcode)}")
 
 
 def _model(value: Any, where: str) -> Any:
     text = jf.as_str(value, where)
     if text not in CALL_MODELS:
-        raise jf.fail(where, f"unknown call model '{text}' (expected one of {', '.join(CALL_MODELS)})")
+        raise jf.fail(where, f"unknown call model {jf.printable(text)} (expected one of "
+                             f"{', '.join(CALL_MODELS)})")
     return text
 
 
 def _function(value: Any, where: str) -> FunctionDef:
     obj = jf.as_dict(value, where)
+    jf.exact_keys(obj, ("name", "signature", "num_registers", "blocks"), where)
     blocks_json = jf.as_list(jf.field(obj, "blocks", where), where + ".blocks")
     blocks: list[Block] = []
     for b, block_value in enumerate(blocks_json):
         bw = f"{where}.blocks[{b}]"
         block = jf.as_dict(block_value, bw)
+        jf.exact_keys(block, ("params", "instructions"), bw)
         instrs = jf.as_list(jf.field(block, "instructions", bw), bw + ".instructions")
         blocks.append(Block(
             jf.as_int_list(jf.field(block, "params", bw), bw + ".params"),
@@ -252,10 +256,11 @@ def _function(value: Any, where: str) -> FunctionDef:
 
 def _global(value: Any, where: str) -> GlobalDef:
     obj = jf.as_dict(value, where)
+    jf.exact_keys(obj, ("name", "type", "initial"), where)
     gtype = jf.as_str(jf.field(obj, "type", where), where + ".type")
     if gtype not in VALUE_TYPES:
-        raise jf.fail(where, f"unknown global type '{gtype}'")
-    initial = obj.get("initial")
+        raise jf.fail(where, f"unknown global type {jf.printable(gtype)}")
+    initial = obj["initial"]
     if initial is not None and (isinstance(initial, bool) or not isinstance(initial, (int, float))):
         raise jf.fail(where + ".initial", "expected a number or null")
     return GlobalDef(jf.as_str(jf.field(obj, "name", where), where + ".name"), gtype, initial)  # type: ignore[arg-type]
@@ -263,10 +268,12 @@ def _global(value: Any, where: str) -> GlobalDef:
 
 def _executable(value: Any, where: str) -> ExecutableDef:
     obj = jf.as_dict(value, where)
+    jf.exact_keys(obj, ("name", "entry_points", "variants"), where)
     variants: list[ExecutableVariant] = []
     for k, v in enumerate(jf.as_list(jf.field(obj, "variants", where), where + ".variants")):
         vw = f"{where}.variants[{k}]"
         vo = jf.as_dict(v, vw)
+        jf.exact_keys(vo, ("target", "format", "segment"), vw)
         variants.append(ExecutableVariant(
             jf.as_str(jf.field(vo, "target", vw), vw + ".target"),
             jf.as_str(jf.field(vo, "format", vw), vw + ".format"),
@@ -289,60 +296,70 @@ def _reflection(value: Any, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+# Every field the encoder writes: all are required and no other is accepted.
+_METADATA_KEYS = ("name", "dependencies", "imports", "exports", "functions", "globals", "rodata",
+                  "executables", "devices", "initializer", "segments")
+
+
 def image_from_json(value: Any, segments: tuple[memoryview, ...]) -> ModuleImage:
     """Builds the image from decoded JSON; `segments` are already sliced out of the file."""
     obj = jf.as_dict(value, "metadata")
+    jf.exact_keys(obj, _METADATA_KEYS, "metadata")
     f = lambda key: jf.field(obj, key, "metadata")  # noqa: E731
     imports = []
     for k, item in enumerate(jf.as_list(f("imports"), "imports")):
         w = f"imports[{k}]"
         o = jf.as_dict(item, w)
+        jf.exact_keys(o, ("name", "signature", "model", "optional"), w)
         imports.append(ImportDef(
-            jf.as_str(jf.field(o, "name", w), w + ".name"),
-            _signature(jf.field(o, "signature", w), w + ".signature"),
-            _model(o.get("model", "sync"), w + ".model"),
-            jf.as_bool(o.get("optional", False), w + ".optional"),
+            jf.as_str(o["name"], w + ".name"),
+            _signature(o["signature"], w + ".signature"),
+            _model(o["model"], w + ".model"),
+            jf.as_bool(o["optional"], w + ".optional"),
         ))
     exports = []
     for k, item in enumerate(jf.as_list(f("exports"), "exports")):
         w = f"exports[{k}]"
         o = jf.as_dict(item, w)
+        jf.exact_keys(o, ("name", "function", "model", "reflection"), w)
         exports.append(ExportDef(
-            jf.as_str(jf.field(o, "name", w), w + ".name"),
-            jf.as_int(jf.field(o, "function", w), w + ".function"),
-            _model(o.get("model", "sync"), w + ".model"),
-            _reflection(o.get("reflection", []), w + ".reflection"),
+            jf.as_str(o["name"], w + ".name"),
+            jf.as_int(o["function"], w + ".function"),
+            _model(o["model"], w + ".model"),
+            _reflection(o["reflection"], w + ".reflection"),
         ))
     rodata = []
-    for k, item in enumerate(jf.as_list(obj.get("rodata", []), "rodata")):
+    for k, item in enumerate(jf.as_list(f("rodata"), "rodata")):
         w = f"rodata[{k}]"
         o = jf.as_dict(item, w)
+        jf.exact_keys(o, ("name", "segment", "alignment"), w)
         rodata.append(RodataDef(
-            jf.as_str(jf.field(o, "name", w), w + ".name"),
-            jf.as_int(jf.field(o, "segment", w), w + ".segment"),
-            jf.as_int(o.get("alignment", 64), w + ".alignment", minimum=1),
+            jf.as_str(o["name"], w + ".name"),
+            jf.as_int(o["segment"], w + ".segment"),
+            jf.as_int(o["alignment"], w + ".alignment", minimum=1),
         ))
     devices = []
-    for k, item in enumerate(jf.as_list(obj.get("devices", []), "devices")):
+    for k, item in enumerate(jf.as_list(f("devices"), "devices")):
         w = f"devices[{k}]"
         o = jf.as_dict(item, w)
-        devices.append(DeviceDef(jf.as_str(jf.field(o, "name", w), w + ".name"),
-                                 jf.as_str(o.get("kind", "local"), w + ".kind")))
-    initializer = obj.get("initializer")
+        jf.exact_keys(o, ("name", "kind"), w)
+        devices.append(DeviceDef(jf.as_str(o["name"], w + ".name"),
+                                 jf.as_str(o["kind"], w + ".kind")))
+    initializer = f("initializer")
     if initializer is not None:
         initializer = jf.as_str(initializer, "initializer")
     return ModuleImage(
         name=jf.as_str(f("name"), "name"),
-        dependencies=jf.as_str_list(obj.get("dependencies", []), "dependencies"),
+        dependencies=jf.as_str_list(f("dependencies"), "dependencies"),
         imports=tuple(imports),
         exports=tuple(exports),
         functions=tuple(_function(x, f"functions[{k}]")
                         for k, x in enumerate(jf.as_list(f("functions"), "functions"))),
         globals=tuple(_global(x, f"globals[{k}]")
-                      for k, x in enumerate(jf.as_list(obj.get("globals", []), "globals"))),
+                      for k, x in enumerate(jf.as_list(f("globals"), "globals"))),
         rodata=tuple(rodata),
         executables=tuple(_executable(x, f"executables[{k}]")
-                          for k, x in enumerate(jf.as_list(obj.get("executables", []), "executables"))),
+                          for k, x in enumerate(jf.as_list(f("executables"), "executables"))),
         devices=tuple(devices),
         initializer=initializer,
         segments=segments,

@@ -16,7 +16,9 @@ region, the split belongs to the code that was generated for it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +30,12 @@ from weir.format.reference_kernel import DTYPES, Dim, PushDim, Shape
 FORMAT = "llvm-cpu"
 MAGIC = b"WNEX"
 _HEADER = struct.Struct("<4sI")
+# A linker symbol as LLVM names C functions: what get_function_address may be asked for.
+_SYMBOL = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*")
+_HEADER_KEYS = ("triple", "cpu", "features", "entries", "objects", "digest")
+_ENTRY_KEYS = ("name", "symbol", "num_bindings", "num_push_constants", "accesses", "grid",
+               "windows")
+_ACCESS_KEYS = ("binding", "offset", "dtype", "shape", "writes")
 
 
 @dataclass(frozen=True)
@@ -80,8 +88,21 @@ def _dim(d: Dim) -> Any:
     return {"push": d.index} if isinstance(d, PushDim) else d
 
 
+def _digest(header: dict[str, Any], objects: bytes) -> str:
+    """What ties the descriptor to the code it describes. The runtime cannot read native code,
+    so it cannot check that a grid, a symbol or an access list belongs to it; a descriptor
+    changed without its code (a damaged or buggy producer) would run the code with a wrong
+    grid or symbol: incomplete results, or a jump into the wrong function. The digest of the
+    descriptor and the code together, written by the encoder and checked by the decoder, makes
+    any such change an error. It authenticates nothing: whoever can write native code into a
+    module can write its digest too (docs/threat_model.md)."""
+    text = json.dumps({k: v for k, v in header.items() if k != "digest"},
+                      separators=(",", ":")).encode()
+    return hashlib.sha256(text + objects).hexdigest()
+
+
 def encode_native_executable(exe: NativeExecutable) -> bytes:
-    header = {
+    header: dict[str, Any] = {
         "triple": exe.triple, "cpu": exe.cpu, "features": list(exe.features),
         "entries": [{
             "name": e.name, "symbol": e.symbol, "num_bindings": e.num_bindings,
@@ -95,27 +116,31 @@ def encode_native_executable(exe: NativeExecutable) -> bytes:
         } for e in exe.entries],
         "objects": [len(o) for o in exe.objects],
     }
+    header["digest"] = _digest(header, b"".join(exe.objects))
     text = json.dumps(header, separators=(",", ":")).encode()
     return _HEADER.pack(MAGIC, len(text)) + text + b"".join(exe.objects)
 
 
 def _decode_dim(value: Any, where: str, num_push: int) -> Dim:
     if isinstance(value, dict):
+        jf.exact_keys(value, ("push",), where)
         return PushDim(jf.as_int(jf.field(value, "push", where), f"{where}.push", 0, num_push))
     return jf.as_int(value, where)
 
 
 def _decode_entry(raw: Any, where: str) -> NativeEntry:
     obj = jf.as_dict(raw, where)
+    jf.exact_keys(obj, _ENTRY_KEYS, where)
     nb = jf.as_int(jf.field(obj, "num_bindings", where), f"{where}.num_bindings")
     npc = jf.as_int(jf.field(obj, "num_push_constants", where), f"{where}.num_push_constants")
     accesses = []
     for i, a in enumerate(jf.as_list(jf.field(obj, "accesses", where), f"{where}.accesses")):
         w = f"{where}.accesses[{i}]"
         a = jf.as_dict(a, w)
+        jf.exact_keys(a, _ACCESS_KEYS, w)
         dtype = jf.as_str(jf.field(a, "dtype", w), f"{w}.dtype")
         if dtype not in DTYPES:
-            raise jf.fail(f"{w}.dtype", f"unknown element type '{dtype}'")
+            raise jf.fail(f"{w}.dtype", f"unknown element type {jf.printable(dtype)}")
         shape = tuple(_decode_dim(d, f"{w}.shape[{j}]", npc)
                       for j, d in enumerate(jf.as_list(jf.field(a, "shape", w), f"{w}.shape")))
         accesses.append(BindingAccess(
@@ -123,19 +148,36 @@ def _decode_entry(raw: Any, where: str) -> NativeEntry:
             jf.as_int(jf.field(a, "offset", w), f"{w}.offset"), dtype, shape,
             jf.as_bool(jf.field(a, "writes", w), f"{w}.writes")))
     grid = jf.as_dict(jf.field(obj, "grid", where), f"{where}.grid")
+    jf.exact_keys(grid, ("extent", "tile"), f"{where}.grid")
     windows = []
-    for i, item in enumerate(jf.as_list(obj.get("windows", []), f"{where}.windows")):
+    for i, item in enumerate(jf.as_list(obj["windows"], f"{where}.windows")):
         w = f"{where}.windows[{i}]"
         dims = [_decode_dim(d, f"{w}[{j}]", npc) for j, d in enumerate(jf.as_list(item, w))]
         if len(dims) != 4:
             raise jf.fail(w, f"expected [offset, size, stride, extent], got {len(dims)} entries")
         windows.append(WindowBounds(*dims))
+    symbol = jf.as_str(obj["symbol"], f"{where}.symbol")
+    if not _SYMBOL.fullmatch(symbol):
+        raise jf.fail(f"{where}.symbol", f"{jf.printable(symbol)} is not a symbol name")
     return NativeEntry(
-        jf.as_str(jf.field(obj, "name", where), f"{where}.name"),
-        jf.as_str(jf.field(obj, "symbol", where), f"{where}.symbol"), nb, npc, tuple(accesses),
+        jf.as_str(obj["name"], f"{where}.name"), symbol, nb, npc, tuple(accesses),
         _decode_dim(jf.field(grid, "extent", f"{where}.grid"), f"{where}.grid.extent", npc),
         jf.as_int(jf.field(grid, "tile", f"{where}.grid"), f"{where}.grid.tile", 1),
         tuple(windows))
+
+
+def object_code_span(payload: memoryview | bytes) -> tuple[int, int]:
+    """Where the object code lies in a well-formed payload, as [start, end) byte offsets: what
+    tools that inspect or rewrite the descriptor (weir-dump-module, the module fuzzer) must leave
+    alone. Raises `ModuleFormatError` like `decode_native_executable` for a malformed header."""
+    data = bytes(payload[:_HEADER.size])
+    if len(data) < _HEADER.size or data[:4] != MAGIC:
+        raise ModuleFormatError("llvm-cpu executable: no WNEX header")
+    _, length = _HEADER.unpack(data)
+    if _HEADER.size + length > len(payload):
+        raise ModuleFormatError(f"llvm-cpu executable: header of {length} bytes runs past the "
+                                "payload")
+    return _HEADER.size + length, len(payload)
 
 
 def decode_native_executable(payload: memoryview | bytes) -> NativeExecutable:
@@ -151,8 +193,9 @@ def decode_native_executable(payload: memoryview | bytes) -> NativeExecutable:
         raise ModuleFormatError(f"{where}: header of {length} bytes runs past the payload")
     try:
         header = jf.as_dict(json.loads(data[_HEADER.size:end].decode()), where)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ModuleFormatError(f"{where}: header is not JSON: {e}") from e
+    except (ValueError, RecursionError) as e:  # ValueError: bad UTF-8, bad JSON, huge ints
+        raise ModuleFormatError(f"{where}: header is not JSON: {e}") from None
+    jf.exact_keys(header, _HEADER_KEYS, where)
     features = jf.as_list(jf.field(header, "features", where), f"{where}.features")
     sizes = jf.as_int_list(jf.field(header, "objects", where), f"{where}.objects")
     if sum(sizes) != len(data) - end:
@@ -162,10 +205,18 @@ def decode_native_executable(payload: memoryview | bytes) -> NativeExecutable:
     for size in sizes:
         objects.append(data[at:at + size])
         at += size
-    return NativeExecutable(
+    exe = NativeExecutable(
         jf.as_str(jf.field(header, "triple", where), f"{where}.triple"),
         jf.as_str(jf.field(header, "cpu", where), f"{where}.cpu"),
         tuple(jf.as_str(f, f"{where}.features[{i}]") for i, f in enumerate(features)),
         tuple(_decode_entry(e, f"{where}.entries[{i}]") for i, e in
               enumerate(jf.as_list(jf.field(header, "entries", where), f"{where}.entries"))),
         tuple(objects))
+    for what, names in (("entry point", [e.name for e in exe.entries]),
+                        ("symbol", [e.symbol for e in exe.entries])):
+        if len(set(names)) != len(names):
+            raise ModuleFormatError(f"{where}: two entries have the same {what}")
+    if jf.as_str(header["digest"], f"{where}.digest") != _digest(header, data[end:]):
+        raise ModuleFormatError(f"{where}: the descriptor does not match its object code "
+                                "(digest mismatch): the payload was changed after it was built")
+    return exe

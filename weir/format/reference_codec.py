@@ -50,8 +50,29 @@ _UNARY = frozenset({"negf", "absf", "exp", "exp2", "log", "log2", "log1p", "tanh
                     "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi"}) | CAST_OPS
 _TERNARY = frozenset({"fma", "select"})
 _NULLARY = frozenset({"constant", "index", "push"})
+# Ops whose `attr` means something (casts may repeat their result dtype there); every other op's
+# attr is null.
+_ATTR_OPS = frozenset({"cmpf", "cmpi"}) | _NULLARY
 # Window sizes, strides and dilations stay far below any index type's range.
 _MAX_WINDOW_PARAM = 1 << 30
+# The fields of each kernel op, as the encoder writes them: all required, no other accepted.
+_OP_KEYS: dict[str, tuple[str, ...]] = {
+    "load": ("op", "binding", "dtype", "shape", "offset"),
+    "empty": ("op", "dtype", "shape"),
+    "fill": ("op", "init", "value"),
+    "generic": ("op", "inputs", "outputs", "maps", "iterators", "body", "yields"),
+    "matmul": ("op", "lhs", "rhs", "init"),
+    "conv2d": ("op", "input", "filter", "init", "strides", "dilations", "input_layout",
+               "filter_layout"),
+    "pool2d": ("op", "input", "init", "kind", "layout", "window", "strides", "dilations"),
+    "transpose": ("op", "input", "init", "permutation"),
+    "broadcast": ("op", "input", "init", "dimensions"),
+    "reduce": ("op", "inputs", "inits", "dimensions", "body", "yields"),
+    "result": ("op", "source", "index"),
+    "store": ("op", "value", "binding", "offset"),
+    "slice": ("op", "input", "offsets", "sizes", "strides", "dropped"),
+    "insert_slice": ("op", "source", "dest", "offsets", "strides", "dropped"),
+}
 
 
 def scalar_op_arity(op: str) -> int:
@@ -161,6 +182,7 @@ class _EntryDecoder:
         dims: list[Dim] = []
         for i, d in enumerate(jf.as_list(value, where)):
             if isinstance(d, dict):
+                jf.exact_keys(d, ("push",), f"{where}[{i}]")
                 dims.append(PushDim(jf.as_int(jf.field(d, "push", f"{where}[{i}]"), f"{where}[{i}].push",
                                               limit=self.num_push)))
             else:
@@ -170,7 +192,7 @@ class _EntryDecoder:
     def dtype(self, value: Any, where: str) -> str:
         text = jf.as_str(value, where)
         if text not in DTYPES:
-            raise jf.fail(where, f"unknown element type '{text}'")
+            raise jf.fail(where, f"unknown element type {jf.printable(text)}")
         return text
 
     def tensor(self, value: Any, where: str) -> tuple[str, int]:
@@ -188,14 +210,15 @@ class _EntryDecoder:
         for i, item in enumerate(jf.as_list(value, where)):
             w = f"{where} body[{i}]"
             o = jf.as_dict(item, w)
+            jf.exact_keys(o, ("op", "args", "dtype", "attr"), w)
             name = jf.as_str(jf.field(o, "op", w), w + ".op")
             if name not in SCALAR_OPS:
-                raise jf.fail(w, f"unknown scalar op '{name}'")
+                raise jf.fail(w, f"unknown scalar op {jf.printable(name)}")
             args = jf.as_int_list(jf.field(o, "args", w), w + ".args", limit=nargs + i)
             if len(args) != scalar_op_arity(name):
                 raise jf.fail(w, f"'{name}' takes {scalar_op_arity(name)} operand(s), got {len(args)}")
             dtype = self.dtype(jf.field(o, "dtype", w), w + ".dtype")
-            attr = jf.as_scalar(o.get("attr"), w + ".attr")
+            attr = jf.as_scalar(o["attr"], w + ".attr")
             if name == "cmpf" and attr not in CMPF_PREDICATES:
                 raise jf.fail(w, f"unknown cmpf predicate {attr!r}")
             if name == "cmpi" and attr not in CMPI_PREDICATES:
@@ -209,7 +232,10 @@ class _EntryDecoder:
             if name == "constant" and (attr is None or isinstance(attr, str)):
                 raise jf.fail(w, "constant needs a numeric attr")
             if name in CAST_OPS and attr is not None and attr != dtype:
-                raise jf.fail(w, f"cast attr {attr!r} differs from its result dtype {dtype}")
+                raise jf.fail(w, f"cast attr {jf.printable(attr)} differs from its result "
+                                 f"dtype {dtype}")
+            if name not in _ATTR_OPS and name not in CAST_OPS and attr is not None:
+                raise jf.fail(w, f"'{name}' takes no attr, got {jf.printable(attr)}")
             ops.append(ScalarOp(name, args, dtype, attr))
         return tuple(ops)
 
@@ -217,12 +243,15 @@ class _EntryDecoder:
         w = self.where(k)
         o = jf.as_dict(value, w)
         name = jf.as_str(jf.field(o, "op", w), w + ".op")
+        if name not in _OP_KEYS:
+            raise jf.fail(w, f"unknown kernel op {jf.printable(name)}")
+        jf.exact_keys(o, _OP_KEYS[name], w)
         g = lambda key: jf.field(o, key, w)  # noqa: E731
         if name == "load":
             dtype = self.dtype(g("dtype"), w + ".dtype")
             shape = self.shape(g("shape"), w + ".shape")
             op: KernelOp = Load(jf.as_int(g("binding"), w + ".binding", limit=self.num_bindings),
-                                dtype, shape, jf.as_int(o.get("offset", 0), w + ".offset"))
+                                dtype, shape, jf.as_int(o["offset"], w + ".offset"))
             self.values.append((dtype, len(shape)))
             return op
         if name == "empty":
@@ -233,7 +262,7 @@ class _EntryDecoder:
         if name == "fill":
             init = jf.as_int(g("init"), w + ".init", limit=len(self.values))
             kind = self.tensor(init, w + ".init")
-            fill_value = jf.as_scalar(o.get("value"), w + ".value")
+            fill_value = jf.as_scalar(o["value"], w + ".value")
             if fill_value is None or isinstance(fill_value, str):
                 raise jf.fail(w, "fill needs a numeric value")
             self.values.append(kind)
@@ -286,12 +315,12 @@ class _EntryDecoder:
             value = jf.as_int(g("value"), w + ".value", limit=len(self.values))
             self.tensor(value, w + ".value")
             return Store(value, jf.as_int(g("binding"), w + ".binding", limit=self.num_bindings),
-                         jf.as_int(o.get("offset", 0), w + ".offset"))
+                         jf.as_int(o["offset"], w + ".offset"))
         if name == "slice":
             return self.slice(o, w)
         if name == "insert_slice":
             return self.insert_slice(o, w)
-        raise jf.fail(w, f"unknown kernel op '{name}'")
+        raise AssertionError(name)  # every name in _OP_KEYS is handled above
 
     def generic(self, o: dict[str, Any], w: str) -> Generic:
         n = len(self.values)
@@ -303,7 +332,7 @@ class _EntryDecoder:
         iterators = jf.as_str_list(jf.field(o, "iterators", w), w + ".iterators")
         for it in iterators:
             if it not in ITERATORS:
-                raise jf.fail(w, f"unknown iterator '{it}'")
+                raise jf.fail(w, f"unknown iterator {jf.printable(it)}")
         nloops = len(iterators)
         maps_json = jf.as_list(jf.field(o, "maps", w), w + ".maps")
         if len(maps_json) != len(kinds):
@@ -337,6 +366,7 @@ class _EntryDecoder:
         yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
         if len(yields) != len(outputs):
             raise jf.fail(w, f"{len(yields)} yields for {len(outputs)} outputs")
+        _check_body_uses(body, len(inputs), nargs, yields, w)
         self.values.append([kinds[len(inputs) + i] for i in range(len(outputs))])
         return Generic(inputs, outputs, tuple(maps), iterators, body, yields)
 
@@ -357,7 +387,7 @@ class _EntryDecoder:
     def layout(self, o: dict[str, Any], key: str, letters: str, w: str) -> str:
         text = jf.as_str(jf.field(o, key, w), f"{w}.{key}")
         if sorted(text) != sorted(letters):
-            raise jf.fail(w, f"{key} '{text}' is not a permutation of '{letters}'")
+            raise jf.fail(w, f"{key} {jf.printable(text)} is not a permutation of '{letters}'")
         return text
 
     def conv2d(self, o: dict[str, Any], w: str) -> Conv2D:
@@ -379,7 +409,7 @@ class _EntryDecoder:
         kind = self.rank4(o, "init", w)
         pool_kind = jf.as_str(jf.field(o, "kind", w), w + ".kind")
         if pool_kind not in POOL_KINDS:
-            raise jf.fail(w, f"unknown pooling kind '{pool_kind}'")
+            raise jf.fail(w, f"unknown pooling kind {jf.printable(pool_kind)}")
         op = Pool2D(o["input"], o["init"], pool_kind, self.layout(o, "layout", "NCHW", w),
                     self.window_pair(o, "window", w), self.window_pair(o, "strides", w),
                     self.window_pair(o, "dilations", w))
@@ -395,7 +425,7 @@ class _EntryDecoder:
             raise jf.fail(w, f"{len(offsets)} offsets and {len(strides)} strides for rank {rank}")
         if any(isinstance(s, int) and s < 1 for s in strides):
             raise jf.fail(w, f"strides {_shape_json(strides)} must be at least 1")
-        dropped = jf.as_int_list(o.get("dropped", []), w + ".dropped", limit=rank)
+        dropped = jf.as_int_list(o["dropped"], w + ".dropped", limit=rank)
         if list(dropped) != sorted(set(dropped)):
             raise jf.fail(w, f"dropped dimensions {list(dropped)} must be increasing")
         return offsets, strides, dropped
@@ -448,30 +478,94 @@ class _EntryDecoder:
         yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
         if len(yields) != len(inits):
             raise jf.fail(w, f"{len(yields)} yields for {len(inits)} inits")
+        _check_body_uses(body, len(inputs), nargs, yields, w)
         self.values.append(list(kinit))
         return Reduce(inputs, inits, dims, body, yields)
+
+
+def _check_body_uses(body: tuple[ScalarOp, ...], ninputs: int, nargs: int,
+                     yields: tuple[int, ...], where: str) -> None:
+    """Every body op's value is used: a body that computes a value nothing reads is not what a
+    compiler writes (it removes dead code), and it is what a damaged operand number leaves
+    behind. An input the body ignores is legal (a generic that counts elements still iterates
+    over its input's shape)."""
+    used = set(yields)
+    for op in body:
+        used.update(op.args)
+    for k in range(len(body)):
+        if nargs + k not in used:
+            raise jf.fail(where, f"body[{k}] ({body[k].op}) computes a value nothing uses")
+
+
+def _value_uses(op: KernelOp) -> tuple[int, ...]:
+    """The values an op reads."""
+    if isinstance(op, Fill):
+        return (op.init,)
+    if isinstance(op, Generic):
+        return (*op.inputs, *op.outputs)
+    if isinstance(op, Matmul):
+        return (op.lhs, op.rhs, op.init)
+    if isinstance(op, Conv2D):
+        return (op.input, op.filter, op.init)
+    if isinstance(op, (Pool2D, Transpose, Broadcast)):
+        return (op.input, op.init)
+    if isinstance(op, Reduce):
+        return (*op.inputs, *op.inits)
+    if isinstance(op, Result):
+        return (op.source,)
+    if isinstance(op, Store):
+        return (op.value,)
+    if isinstance(op, Slice):
+        return (op.input,)
+    if isinstance(op, InsertSlice):
+        return (op.source, op.dest)
+    return ()
+
+
+def _check_entry_uses(entry: EntryPoint, where: str) -> None:
+    """The entry stores something, touches each of its bindings, and uses every value it
+    computes (an `empty` or a `result` may go unused): what a damaged value or binding number
+    leaves behind (a store of the wrong value, a load from the wrong binding) fails one of
+    these, while every kernel the compiler writes passes them."""
+    if not any(isinstance(op, Store) for op in entry.ops):
+        raise jf.fail(where, f"entry point {jf.printable(entry.name)} stores nothing")
+    touched = {op.binding for op in entry.ops if isinstance(op, (Load, Store))}
+    for b in range(entry.num_bindings):
+        if b not in touched:
+            raise jf.fail(where, f"binding {b} is neither loaded nor stored")
+    values = [op for op in entry.ops if not isinstance(op, Store)]
+    used = {v for op in entry.ops for v in _value_uses(op)}
+    for v, op in enumerate(values):
+        if v not in used and not isinstance(op, (Empty, Result)):
+            raise jf.fail(where, f"value {v} ({type(op).__name__.lower()}) is computed but "
+                                 f"never used")
 
 
 def decode_reference_executable(data: bytes | memoryview) -> ReferenceExecutable:
     try:
         payload: Any = json.loads(bytes(data).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+    except (ValueError, RecursionError) as e:  # ValueError: bad UTF-8, bad JSON, huge ints
         raise ModuleFormatError(f"reference executable is not valid JSON: {e}") from None
     obj = jf.as_dict(payload, "reference executable")
-    if obj.get("format") != "weir-reference-1":
-        raise ModuleFormatError(f"reference executable: unknown payload format {obj.get('format')!r}")
+    jf.exact_keys(obj, ("format", "entry_points"), "reference executable")
+    if obj["format"] != "weir-reference-1":
+        raise ModuleFormatError(f"reference executable: unknown payload format "
+                                f"{jf.printable(obj['format'])}")
     entries: list[EntryPoint] = []
     names: set[str] = set()
     for k, item in enumerate(jf.as_list(jf.field(obj, "entry_points", "reference executable"),
                                         "entry_points")):
         w = f"reference executable entry_points[{k}]"
         e = jf.as_dict(item, w)
+        jf.exact_keys(e, ("name", "num_bindings", "num_push_constants", "ops"), w)
         name = jf.as_str(jf.field(e, "name", w), w + ".name")
         if name in names:
-            raise jf.fail(w, f"duplicate entry point '{name}'")
+            raise jf.fail(w, f"duplicate entry point {jf.printable(name)}")
         names.add(name)
         dec = _EntryDecoder(name, jf.as_int(jf.field(e, "num_bindings", w), w + ".num_bindings"),
                             jf.as_int(jf.field(e, "num_push_constants", w), w + ".num_push_constants"))
         ops = tuple(dec.op(x, i) for i, x in enumerate(jf.as_list(jf.field(e, "ops", w), w + ".ops")))
-        entries.append(EntryPoint(name, dec.num_bindings, dec.num_push, ops))
+        entry = EntryPoint(name, dec.num_bindings, dec.num_push, ops)
+        _check_entry_uses(entry, w)
+        entries.append(entry)
     return ReferenceExecutable(tuple(entries))

@@ -15,8 +15,11 @@ UNKNOWN_FILE = "<unknown>"
 
 
 def one_line(message: str) -> str:
-    """Collapse a (possibly multi-line) xDSL message into one clean line."""
-    return " ".join(message.split())
+    """Collapse a (possibly multi-line) xDSL message into one clean line; characters a terminal
+    would act on (from a binary input quoted in the message) are shown escaped."""
+    text = " ".join(message.split())
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else
+                   f"\\u{ord(c):04x}" for c in text)
 
 
 def _file_line_col(loc: Attribute) -> tuple[str, int, int] | None:

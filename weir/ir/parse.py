@@ -15,12 +15,13 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from weir.errors import CompileError
 from weir.ir.constants import ConstantStore, attach_constants
 from weir.ir.context import make_context
 from weir.ir.diagnostics import one_line
+from weir.ir.lexer import WeirLexer
 from weir.ir.verify import verify_module
 from weir.ir.weir_parser import LineIndex, WeirParser
 
@@ -52,7 +53,7 @@ def _check_nonempty_text(text: str, filename: str) -> None:
     if nul >= 0:
         raise _error_at_pos(text, filename, nul, "unexpected NUL byte in input (is this a binary file?)")
     try:
-        first = MLIRLexer(Input(text, filename)).lex()
+        first = WeirLexer(Input(text, filename)).lex()
     except ParseError:
         return  # not empty; the parser will report the bad token properly
     if first.kind == MLIRTokenKind.EOF:

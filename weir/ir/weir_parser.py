@@ -19,6 +19,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from weir.ir.constants import Blob, ConstantStore
 from weir.ir.func_syntax import parse_func
 from weir.ir.hexfloat import HexBitsElement, is_hex_literal
+from weir.ir.parser_diagnostics import DiagnosingParser
 from weir.ir.window_ops import add_default_window_attrs
 
 
@@ -38,7 +39,7 @@ class LineIndex:
         return k + 1, pos - line_start + 1
 
 
-class WeirParser(Parser):
+class WeirParser(DiagnosingParser):
     """Parses one source text; blobs go to `constants`, every op gets a FileLineColLoc."""
 
     def __init__(self, ctx: Context, text: str, filename: str, constants: ConstantStore) -> None:
@@ -55,6 +56,9 @@ class WeirParser(Parser):
     # -- locations, func.func ---------------------------------------------------------------
 
     def parse_operation(self) -> Operation:
+        return self.parse_diagnosed_operation(self._parse_located_operation)
+
+    def _parse_located_operation(self) -> Operation:
         """Record where each op starts so later passes can report `file:line:col` for it."""
         start = self._current_token.span.start
         token = self._current_token
@@ -91,6 +95,7 @@ class WeirParser(Parser):
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         if op_type := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack):
+            self.note_op_type(op_type)
             return op_type
         self.raise_error(f"Operation {name} is not registered", self._op_name_span)
 
@@ -102,16 +107,6 @@ class WeirParser(Parser):
         if isinstance(element.value, int) and not isinstance(element.value, bool) and is_hex_literal(element.span.text):
             return HexBitsElement(element.is_negative, element.value, element.span)
         return element
-
-    def parse_optional_builtin_int_or_float_attr(self):  # type: ignore[override]
-        """Scalar `0x... : f32` is already a bit pattern in xDSL; only report overflow cleanly."""
-        token = self._current_token
-        try:
-            return super().parse_optional_builtin_int_or_float_attr()
-        except OverflowError:
-            if not is_hex_literal(token.text):
-                raise
-            self.raise_error("hexadecimal float constant out of range for type", token.span)
 
     # -- dense_resource blobs in weir's per-parse store -------------------------------------
 

@@ -11,7 +11,9 @@
     array([0., 1., 2., 3.], dtype=float32)
 
 `Function.__call__` takes numpy arrays and Python scalars (arrays are copied into fresh device
-buffers) and returns numpy copies; `invoke_views` is the low-level form on BufferViews.
+buffers) and returns numpy copies; `invoke_views` is the low-level form on BufferViews. Both take
+`timeout=` seconds: every wait of the call (and every host loop) stops there with
+`DeadlineExceeded`; `with deadline(seconds, "what"):` bounds several calls at once.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from weir.errors import InputError, RuntimeFault, WeirError
+from weir.errors import InputError, LoadError, RuntimeFault, WeirError
 from weir.runtime.abi_scalars import declared_scalar_types, scalar_argument, scalar_result
 from weir.format.image import CallModel, Signature
 from weir.format.module_file import deserialize, load_file
 from weir.runtime.hal.buffer import Allocator
 from weir.runtime.hal.buffer_view import BufferView
+from weir.runtime.hal.deadline import deadline
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.semaphore import Semaphore
+from weir.runtime.hal.statistics import RuntimeStatistics, runtime_statistics
 from weir.runtime.vm.bytecode_module import BytecodeModule
 from weir.runtime.vm.context import Context as _VMContext
 from weir.runtime.vm.instance import Instance
@@ -38,8 +42,9 @@ from weir.runtime.vm.native_module import CallerInfo, NativeModule, export
 from weir.runtime.vm.python_module_loader import load_python_module
 
 __all__ = ["BufferView", "BytecodeModule", "CallerInfo", "Context", "Device", "Fence", "Function",
-           "Instance", "NativeModule", "Semaphore", "export", "load_module_bytes", "load_module_file",
-           "load_python_module"]
+           "Instance", "NativeModule", "RuntimeStatistics", "Semaphore", "check_device_count",
+           "deadline", "export", "load_module_bytes", "load_module_file", "load_python_module",
+           "runtime_statistics"]
 
 
 def load_module_file(path: str | Path) -> BytecodeModule:
@@ -64,6 +69,7 @@ class Function:
         self._export = export
         self._call = call
         self._coarse = export.model == "coarse-fences"
+        self._waiting_for_signal = f"waiting for the signal fence of {qualified_name}"
         args = export.signature.args
         self._num_user_args = len(args) - 2 if self._coarse else len(args)
         self._num_results = len(export.signature.results)
@@ -114,16 +120,24 @@ class Function:
         """Arguments the caller supplies (coarse-fences functions get their fences added)."""
         return self._num_user_args
 
-    def invoke_views(self, args: Sequence[Any]) -> tuple[Any, ...]:
+    def invoke_views(self, args: Sequence[Any], timeout: float | None = None) -> tuple[Any, ...]:
         """Calls with VM values (BufferViews, ints, floats, refs); returns the results as a tuple.
-        For coarse-fences functions, fences are supplied and awaited here."""
+        For coarse-fences functions, fences are supplied and awaited here. `timeout`: seconds
+        the whole call may take (`DeadlineExceeded` after); None for no limit."""
         self._check_arity(args)
+        if timeout is not None:
+            with deadline(timeout, self.name):
+                return self._invoke_coarse(args) if self._coarse else self._invoke(args)
         return self._invoke_coarse(args) if self._coarse else self._invoke(args)
 
-    def invoke_async(self, args: Sequence[Any], wait: Fence, signal: Fence) -> tuple[Any, ...]:
+    def invoke_async(self, args: Sequence[Any], wait: Fence, signal: Fence,
+                     timeout: float | None = None) -> tuple[Any, ...]:
         """Calls a coarse-fences function with the caller's fences and returns as soon as its
         work is scheduled. The results' contents are valid once `signal` is reached; a failure
-        anywhere in the work fails `signal` with the original message (`signal.wait` raises)."""
+        anywhere in the work fails `signal` with the original message (`signal.wait` raises),
+        and so does an error that ends the call itself, so whatever waits on `signal` hears of
+        it. `timeout` bounds the waits the call makes before it returns (imports without
+        `nosideeffects` are awaited on the host), not the work it leaves queued."""
         if not self._coarse:
             raise InputError(f"function '{self.name}' uses the synchronous ABI; call it "
                              "without fences (compile with --iree-execution-model=async-external "
@@ -133,7 +147,15 @@ class Function:
                 raise InputError(f"function '{self.name}': the {what} fence must be a Fence, "
                                  f"got {type(fence).__name__}")
         self._check_arity(args)
-        return self._invoke([*args, wait, signal])
+        try:
+            if timeout is not None:
+                with deadline(timeout, self.name):
+                    return self._invoke([*args, wait, signal])
+            return self._invoke([*args, wait, signal])
+        except BaseException as error:  # Ctrl-C too: nothing may wait on `signal` forever
+            signal.fail(error if isinstance(error, WeirError)
+                        else f"{self.name}: interrupted ({type(error).__name__})")
+            raise
 
     def _check_arity(self, args: Sequence[Any]) -> None:
         if len(args) != self._num_user_args:
@@ -144,12 +166,16 @@ class Function:
         """A synchronous call of a coarse-fences function: it gets fences and is waited for."""
         signal = Fence.create()
         results = self._invoke([*args, Fence(), signal])
-        signal.wait(None)
+        signal.wait(None, self._waiting_for_signal)
         return results
 
     def _invoke(self, call_args: Sequence[Any]) -> tuple[Any, ...]:
         try:
             result = self._call(*call_args)
+        except InputError as e:  # an argument check of the program: name the function too
+            if str(e).startswith("function '"):
+                raise
+            raise InputError(f"function '{self.name.split('.', 1)[-1]}': {e}") from None
         except WeirError:
             raise
         except RecursionError as e:
@@ -161,13 +187,20 @@ class Function:
             return (result,)
         return () if nres == 0 else tuple(result)
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, timeout: float | None = None) -> Any:
         """numpy arrays / Python scalars in; numpy arrays (copies) / scalars out. One result is
-        returned as is, several as a tuple, none as None."""
+        returned as is, several as a tuple, none as None. `timeout`: seconds the call may take
+        (its waits and host loops raise `DeadlineExceeded` after); None for no limit."""
+        if timeout is not None:
+            with deadline(timeout, self.name):
+                return self(*args)
         if len(args) != self._num_user_args:
             self._check_arity(args)
         allocator = self._allocator
-        vm_args = [convert(a, allocator) for convert, a in zip(self._converters, args)]
+        try:
+            vm_args = [convert(a, allocator) for convert, a in zip(self._converters, args)]
+        except InputError as e:
+            raise self._which_argument(args, e) from None
         results = self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args)
         if self._result_converters:
             results = tuple(convert(r) for convert, r in zip(self._result_converters, results))
@@ -175,6 +208,19 @@ class Function:
             result = results[0]
             return result.to_numpy_copy() if isinstance(result, BufferView) else result
         return tuple(map(_from_vm, results)) if results else None
+
+    def _which_argument(self, args: Sequence[Any], error: InputError) -> InputError:
+        """A conversion failed: the same error, naming the function and the argument (found
+        again on this error path so the conversions themselves stay a plain comprehension)."""
+        if str(error).startswith("function '"):
+            return error
+        for i, (convert, a) in enumerate(zip(self._converters, args)):
+            try:
+                convert(a, self._allocator)
+            except InputError:
+                return InputError(f"function '{self.name.split('.', 1)[-1]}': argument {i} "
+                                  f"(%input{i}): {error}")
+        return error
 
     def __repr__(self) -> str:
         return f"<weir function {self.name} {self.signature.cconv}>"
@@ -223,3 +269,17 @@ class Context(_VMContext):
         """`name` in the last module added (the program's main module, by convention)."""
         return self.lookup(f"{self.last_module().name}.{name}")
 
+
+def check_device_count(given: int, modules: Sequence[Any]) -> None:
+    """More devices than the modules were compiled for is a mistake (one `--device` too many, or
+    a command line meant for another program): an error naming both counts, raised before any
+    device is created. Modules written in Python declare no devices, so with one of them loaded
+    any count is accepted; so is the one default device of a program that uses none."""
+    if any(not isinstance(m, BytecodeModule) for m in modules):
+        return
+    wanted = max((len(m.image.devices) for m in modules), default=0)
+    if given > max(wanted, 1):
+        names = sorted({d.name for m in modules for d in m.image.devices})
+        raise LoadError(f"{given} devices were given but the modules were compiled for {wanted} "
+                        f"({', '.join(names) or 'none'}): pass one --device per device the "
+                        "modules use, in order")

@@ -138,6 +138,8 @@ def _body(argv: Sequence[str]) -> int:
         source = Path(source_path).read_bytes()
         filename = source_path
     output = flags.string("o")
+    if output == "":
+        raise UsageError("-o needs a file name ('-' for stdout)")
     if options.compile_to is not None:
         text = compile_to_phase(source, filename, options, options.compile_to)
         if output in (None, "-"):

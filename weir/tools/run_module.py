@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -63,8 +63,12 @@ PARSER = FlagParser(TOOL, "--module=FILE [--function=NAME] [--input=VALUE ...] [
          default=Tolerances.f64),
     Flag("output_max_element_count", "int", "Elements of a result to print before eliding the "
          "rest with '...'.", default=DEFAULT_MAX_ELEMENT_COUNT, metavar="N"),
-    Flag("print_statistics", "bool", "Print the invocation time and each device's queue and "
-         "dispatch counts to stderr on exit.", default=False),
+    Flag("print_statistics", "bool", "Print the invocation time, each device's queue and "
+         "dispatch counts, and what is still alive (buffers, pooled memory, pending queue "
+         "operations, threads, semaphores; per device and for the process) to stderr on exit.",
+         default=False),
+    Flag("deadline_ms", "int", "Milliseconds the invocation may take; past them every wait "
+         "(and host loop) stops with an error. 0: no limit.", default=0, metavar="N"),
 ], description="Runs a function of a compiled weir module, as IREE's iree-run-module does.",
     # One stray positional is taken so the error can suggest `--module=` for it.
     positionals=(0, 1))
@@ -83,6 +87,7 @@ class RunRequest:
     tolerances: Tolerances
     max_element_count: int
     print_statistics: bool
+    deadline_s: float | None = None  # --deadline_ms; None: no limit
 
 
 def request_from_flags(flags: ParsedFlags) -> RunRequest:
@@ -104,7 +109,14 @@ def request_from_flags(flags: ParsedFlags) -> RunRequest:
                               f64=flags.number("expected_f64_threshold")),
         max_element_count=max_count,
         print_statistics=flags.boolean("print_statistics"),
+        deadline_s=_deadline_s(flags.integer("deadline_ms")),
     )
+
+
+def _deadline_s(deadline_ms: int) -> float | None:
+    if deadline_ms < 0:
+        raise UsageError(f"--deadline_ms must not be negative, got {deadline_ms}")
+    return deadline_ms / 1000.0 if deadline_ms else None
 
 
 def run(request: RunRequest, api: ModuleType | None = None) -> int:
@@ -126,13 +138,15 @@ def run(request: RunRequest, api: ModuleType | None = None) -> int:
     started = time.perf_counter()
     # A coarse-fences function gets a reached wait fence and a fresh signal fence from
     # `Function`, which waits on the signal fence before results are read, as IREE's tool does.
-    raw_results = target.function(*arguments)
+    raw_results = target.function(*arguments) if request.deadline_s is None else \
+        target.function(*arguments, timeout=request.deadline_s)
     elapsed = time.perf_counter() - started
     results = typed_results(_as_list(raw_results, len(signature.results)), result_types)
     exit_code = _report(request, results, result_types)
     if request.print_statistics:
         sys.stderr.write(f"[statistics] invocation: {elapsed * 1e3:.3f} ms\n")
         sys.stderr.write(device_statistics(context.devices, _device_names(modules)))
+        sys.stderr.write(live_statistics(context.devices, api.runtime_statistics()))
     return exit_code
 
 
@@ -160,6 +174,23 @@ def device_statistics(devices: Sequence[Any], names: Sequence[str]) -> str:
     return "".join(lines)
 
 
+def live_statistics(devices: Sequence[Any], runtime: Mapping[str, int]) -> str:
+    """What is alive once the call returned, by the runtime's own counts: one line per device and
+    one for the whole process (`runtime_statistics()`). A leak shows as numbers that grow with
+    the work done, rather than staying at what the loaded program keeps."""
+    lines = []
+    for i, device in enumerate(devices):
+        s = device.statistics.snapshot()
+        lines.append(f"[statistics] device[{i}] live: buffers={s['buffers_alive']} "
+                     f"({s['buffer_bytes_alive']} B) pooled={s['pooled_bytes']} B "
+                     f"pending={s['queue_pending']} threads={s['threads_alive']}\n")
+    lines.append(f"[statistics] runtime live: devices={runtime['devices_alive']} "
+                 f"semaphores={runtime['semaphores_alive']} buffers={runtime['buffers_alive']} "
+                 f"({runtime['buffer_bytes_alive']} B) pooled={runtime['pooled_bytes']} B "
+                 f"pending={runtime['queue_pending']} threads={runtime['threads_alive']}\n")
+    return "".join(lines)
+
+
 @dataclass(frozen=True)
 class Target:
     """The function to run: its name as IREE prints it after `EXEC @`, and the `Function` the
@@ -173,6 +204,8 @@ def find_function(context: Any, modules: Sequence[Any], name: str | None) -> Tar
     """`--function=NAME` in the last module (`module.name` reaches any loaded module); omitted,
     the last module's only export, as IREE's tool does."""
     module = modules[-1]
+    if name == "":
+        raise UsageError("--function needs a function name")
     if name is None:
         if len(module.exports) != 1:
             raise UsageError(f"--function is required: module '{module.name}' exports "

@@ -99,7 +99,8 @@ def _is_cloneable(op: Operation) -> bool:
     if isinstance(op, ConstantOp):
         value = op.value
         if isinstance(value, DenseIntOrFPElementsAttr):
-            return value.is_splat()
+            # xDSL's is_splat indexes the first value: a zero-element constant is no splat.
+            return len(value) > 0 and value.is_splat()
         return not isinstance(op.result.type, TensorType)
     return False
 

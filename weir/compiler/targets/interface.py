@@ -6,6 +6,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
+from weir.compiler.options import CompilerOptions
 from weir.compiler.state import CompilationState
 from weir.ir.upstream import func
 
@@ -13,6 +14,10 @@ from weir.ir.upstream import func
 class Target(ABC):
     name: ClassVar[str]
     format: ClassVar[str]
+
+    def check_options(self, options: CompilerOptions) -> None:
+        """Raise UsageError for an option this target cannot honour. Called before parsing, so a
+        bad flag is reported even for a program that needs no dispatch (the default: none)."""
 
     @abstractmethod
     def translate(self, entry_points: list[func.FuncOp], state: CompilationState) -> bytes:

@@ -141,9 +141,11 @@ class LoadedNativeExecutable(Executable):
 _LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_"})
 
 
-def _check_imports(exe: NativeExecutable) -> None:
+def _check_symbols(exe: NativeExecutable) -> None:
     """Every symbol the objects need must come from one of them or from this process (libc,
-    libm); LLVM's linker would leave a missing one at address 0."""
+    libm); LLVM's linker would leave a missing one at address 0. Every entry point's symbol must
+    be defined by the objects themselves: asking LLVM for a name it does not have can abort the
+    process, and a symbol of this process (say `abort`) is no entry point."""
     defined: set[str] = set()
     undefined: set[str] = set()
     for code in exe.objects:
@@ -156,13 +158,17 @@ def _check_imports(exe: NativeExecutable) -> None:
     if missing:
         raise LoadError(f"llvm-cpu executable needs symbol(s) {', '.join(missing)} that this "
                         "process does not provide")
+    for meta in exe.entries:
+        if meta.symbol not in defined:
+            raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
+                            f"'{meta.symbol}' in its object code")
 
 
 def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
     exe = decode_native_executable(payload)
     triple, have, tm = _host()
     _check_compatible(exe, triple, have)
-    _check_imports(exe)
+    _check_symbols(exe)
     try:
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         for code in exe.objects:

@@ -1,6 +1,9 @@
 """HAL buffers: host memory every local device can use directly. A buffer is a numpy uint8 array
 so views of any element type can be made over it without copies; read-only buffers wrap rodata
-memoryviews (an mmap of the module file) and refuse writes."""
+memoryviews (an mmap of the module file) and refuse writes.
+
+Buffers an allocator makes are counted while alive (`Allocator.live_buffers`, shown by the
+device's statistics), so a leak shows up in the runtime's own numbers."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import ctypes
 import numpy as np
 
 from weir.errors import RuntimeFault
+from weir.runtime.hal.live_objects import HOST_BUFFERS, LiveObjects
 
 _UINT8 = np.dtype(np.uint8)
 
@@ -16,7 +20,7 @@ _UINT8 = np.dtype(np.uint8)
 class Buffer:
     """A range of device-visible, host-mappable bytes."""
 
-    __slots__ = ("data", "byte_length", "read_only", "_address", "__weakref__")
+    __slots__ = ("data", "byte_length", "read_only", "_address", "_counter", "__weakref__")
 
     def __init__(self, data: np.ndarray) -> None:
         if not isinstance(data, np.ndarray) or data.ndim != 1 or data.dtype != _UINT8:
@@ -27,6 +31,9 @@ class Buffer:
         self.byte_length: int = len(data)
         self.read_only: bool = not data.flags.writeable
         self._address: int | None = None
+        # The counter of the allocator that made it (None: memory someone else owns). Held so
+        # the counter, and the process-wide totals, outlive the allocator while this lives.
+        self._counter: LiveObjects | None = None
 
     @property
     def address(self) -> int:
@@ -39,15 +46,17 @@ class Buffer:
         return address
 
     @staticmethod
-    def _owning(data: np.ndarray) -> Buffer:
-        """A buffer over a fresh writable 1-D uint8 array made by this module: made without
-        `__init__`, whose checks of a caller's array cannot fail for it and cost more than the
-        rest (allocations happen on every call)."""
+    def _owning(data: np.ndarray, counter: LiveObjects) -> Buffer:
+        """A buffer over a fresh writable 1-D uint8 array an allocator made, counted by
+        `counter` while alive: made without `__init__`, whose checks of a caller's array cannot
+        fail for it and cost more than the rest (allocations happen on every call)."""
         buffer = Buffer.__new__(Buffer)
         buffer.data = data
-        buffer.byte_length = len(data)
+        buffer.byte_length = length = len(data)
         buffer.read_only = False
         buffer._address = None
+        buffer._counter = counter
+        counter.track(buffer, length)
         return buffer
 
     @staticmethod
@@ -83,10 +92,19 @@ class Allocator:
     """Allocates zeroed host buffers (np.zeros maps lazily-zeroed pages, as cheap as np.empty,
     and keeps results deterministic when a kernel leaves bytes unwritten)."""
 
+    def __init__(self, counter: LiveObjects | None = None) -> None:
+        # A device's allocator counts into the device's statistics; others into HOST_BUFFERS.
+        self._counter = HOST_BUFFERS if counter is None else counter
+
+    @property
+    def live_buffers(self) -> LiveObjects:
+        """The buffers this allocator made that are still referenced (count and bytes)."""
+        return self._counter
+
     def allocate(self, size: int) -> Buffer:
         if type(size) is not int or size < 0:
             raise RuntimeFault(f"cannot allocate {size!r} bytes")
-        return Buffer._owning(np.zeros(size, _UINT8))
+        return Buffer._owning(np.zeros(size, _UINT8), self._counter)
 
     def allocate_copy(self, array: np.ndarray) -> Buffer:
         """A fresh buffer holding `array`'s bytes in C order (the array itself is not kept)."""
@@ -94,7 +112,7 @@ class Allocator:
             data = np.frombuffer(array, _UINT8).copy()
         except ValueError:  # not C-contiguous: tobytes gathers it in C order
             data = np.frombuffer(array.tobytes(), _UINT8).copy()
-        return Buffer._owning(data)
+        return Buffer._owning(data, self._counter)
 
     def import_readonly(self, data: memoryview | bytes) -> Buffer:
         return Buffer.wrap_readonly(data)

@@ -5,7 +5,10 @@ next allocation of the same size takes one from there.
 
 A recycled buffer is not zeroed (zeroing costs what the page faults cost); its contents are
 unspecified, as a new buffer's are in IREE. Only buffers nobody can see are recycled: a numpy
-view a caller still holds keeps the memory out of the pool."""
+view a caller still holds keeps the memory out of the pool.
+
+Pooled memory is not a live buffer: `pooled_bytes` reports it apart from the allocator's live
+buffers, and `release_pooled` (device shutdown) gives it back."""
 
 from __future__ import annotations
 
@@ -16,14 +19,16 @@ import weakref
 import numpy as np
 
 from weir.runtime.hal.buffer import Allocator, Buffer
+from weir.runtime.hal.live_objects import LiveObjects
 
 # Below this, fresh zeroed pages are cheap enough (and numpy caches small blocks itself).
 POOL_MIN_BYTES = 1 << 20
 
 
 class PoolingAllocator(Allocator):
-    def __init__(self, max_pooled_bytes: int = 1 << 30, max_per_size: int = 4) -> None:
-        super().__init__()
+    def __init__(self, max_pooled_bytes: int = 1 << 30, max_per_size: int = 4,
+                 counter: LiveObjects | None = None) -> None:
+        super().__init__(counter)
         self._free: dict[int, list[np.ndarray]] = {}
         self._pooled = 0
         self._max_pooled = max_pooled_bytes
@@ -32,7 +37,16 @@ class PoolingAllocator(Allocator):
 
     @property
     def pooled_bytes(self) -> int:
+        """Memory of dead buffers kept for reuse."""
         return self._pooled
+
+    def release_pooled(self) -> None:
+        """Drops every pooled slab (the memory goes back to the process); buffers still alive
+        are not affected and are no longer recycled once they die."""
+        with self._lock:
+            self._free = {}
+            self._pooled = 0
+            self._max_pooled = 0
 
     def allocate(self, size: int) -> Buffer:
         if type(size) is not int or size < POOL_MIN_BYTES:
@@ -44,7 +58,7 @@ class PoolingAllocator(Allocator):
                 self._pooled -= size
         if slab is None:
             slab = np.zeros(size, np.uint8)
-        buffer = Buffer(slab)
+        buffer = Buffer._owning(slab, self._counter)
         weakref.finalize(buffer, self._recycle, slab)
         return buffer
 

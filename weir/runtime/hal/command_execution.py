@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from weir.errors import RuntimeFault
+from weir.errors import RuntimeFault, WeirError
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.command_buffer import (
     BarrierCommand,
@@ -31,6 +31,14 @@ def fill_bytes(dst: Buffer, offset: int, length: int, pattern: bytes) -> None:
         raise RuntimeFault(f"fill: pattern of {len(pattern)} bytes cannot fill {length}")
     target = dst.writable_bytes(offset, length, "fill target")
     target.reshape(-1, len(pattern))[...] = np.frombuffer(pattern, dtype=np.uint8)
+
+
+def dispatch_failure(name: str, error: Exception) -> RuntimeFault:
+    """The error a failing dispatch fails its execute with: the entry point's name as the
+    statistics keys it (`executable::entry`), then the original message (with its exception type
+    when it is not a `WeirError`, i.e. a bug in a loader or kernel)."""
+    detail = str(error) if isinstance(error, WeirError) else f"{type(error).__name__}: {error}"
+    return RuntimeFault(f"dispatch '{name}' failed: {detail}")
 
 
 def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
@@ -59,7 +67,10 @@ def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner,
     for cmd in cb.commands:
         if type(cmd) is DispatchCommand:
             executable, entry, workgroups, constants, bindings = cmd
-            executable.dispatch(entry, workgroups, constants, bindings, runner)
+            try:
+                executable.dispatch(entry, workgroups, constants, bindings, runner)
+            except Exception as e:
+                raise dispatch_failure(dispatch_names(executable)[entry], e) from e
             dispatched.append(dispatch_names(executable)[entry])
         elif isinstance(cmd, CopyCommand):
             copy_bytes(cmd.src, cmd.src_offset, cmd.dst, cmd.dst_offset, cmd.length)

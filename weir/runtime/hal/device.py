@@ -4,24 +4,30 @@ the operation later on a worker thread (local-task) has exactly the same contrac
 runs it inline (local-sync).
 
 Each device owns its `statistics`, updated by the queue that actually runs the work, so tests of
-multi-device programs can tell which device's queue ran what."""
+multi-device programs can tell which device's queue ran what, and so leaks (buffers, pending
+operations, threads) show in the device's own counts.
+
+`shutdown` releases what a device holds between calls (threads, pooled memory); a device that is
+collected without it releases them too (local-task stops its threads from a finalizer)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Sequence
+from typing import Self, Sequence
 
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.fence import Fence
+from weir.runtime.hal.live_objects import DEVICES
 from weir.runtime.hal.semaphore import Semaphore
 from weir.runtime.hal.statistics import DeviceStatistics
 
 
 class Device(ABC):
     def __init__(self) -> None:
-        # Subclasses must call this: every device counts its own queue work.
+        # Subclasses must call this: every device counts its own queue work and live objects.
         self._statistics = DeviceStatistics()
+        DEVICES.add(self)
 
     @property
     def statistics(self) -> DeviceStatistics:
@@ -39,6 +45,18 @@ class Device(ABC):
     @abstractmethod
     def can_execute(self, executable_format: str) -> bool:
         """Whether executables of this payload format run on this device."""
+
+    def shutdown(self, wait: bool = True, timeout_s: float | None = None) -> None:
+        """Releases what the device holds between calls: the threads it started end (joined
+        when `wait`, each for at most `timeout_s`) and its pooled memory is freed. Idempotent.
+        Operations still waiting fail their signal fence; drivers that run work on threads fail
+        later operations too. This base has nothing to release."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
 
     def create_semaphore(self, initial_value: int = 0) -> Semaphore:
         return Semaphore(initial_value)

@@ -3,14 +3,11 @@ another, which is all the VM and the coarse-fences ABI need to order work across
 
 from __future__ import annotations
 
-import time
 from typing import Iterable
 
 from weir.errors import RuntimeFault, WeirError
-from weir.runtime.hal.semaphore import Semaphore
-
-# How often a wait on one point also looks at the others for a failure.
-_FAILURE_CHECK_S = 0.05
+from weir.runtime.hal.semaphore import Semaphore, wait_timepoints
+from weir.runtime.hal.wait_cycles import PendingSignal
 
 
 class Fence:
@@ -49,6 +46,15 @@ class Fence:
     def points(self) -> tuple[tuple[Semaphore, int], ...]:
         return tuple(self._points.items())
 
+    def add_signaller(self, op: PendingSignal) -> None:
+        """Registers `op` with every semaphore of this fence (see `Semaphore.add_signaller`)."""
+        for sem in self._points:
+            sem._signallers.append(op)
+
+    def remove_signaller(self, op: PendingSignal) -> None:
+        for sem in self._points:
+            sem._signallers.remove(op)
+
     def signal(self) -> None:
         for sem, value in self._points.items():
             sem.signal(value)
@@ -78,30 +84,16 @@ class Fence:
                 return False
         return True
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """False on timeout; raises `RuntimeFault` with the original message on failure. A failure
-        anywhere is reported even while an earlier point is still pending: the wait moves from
-        point to point in short slices, checking every point for failure in between."""
+    def wait(self, timeout: float | None = None, waiting_for: str | None = None) -> bool:
+        """True once every timepoint is reached, False on timeout (None waits without limit,
+        interruptibly). Raises `RuntimeFault` with the original message when any point fails,
+        even while an earlier one is still pending; `DeadlineExceeded` when the calling thread's
+        deadline passes first (naming `waiting_for`, e.g. "waiting for the signal fence of
+        m.f"); `WaitCycleError` when the queue operations that would reach it wait on each
+        other."""
         if self._all_reached():
             return True
-        if len(self._points) == 1:  # nothing else that could fail meanwhile
-            ((sem, value),) = self._points.items()
-            return sem.wait(value, timeout)
-        deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
-        while True:
-            failure = self.failure()
-            if failure is not None:
-                raise RuntimeFault(failure)
-            pending = next(((sem, value) for sem, value in self._points.items()
-                            if sem.query() < value), None)
-            if pending is None:
-                return True
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                return False
-            sem, value = pending
-            slice_s = _FAILURE_CHECK_S if remaining is None else min(remaining, _FAILURE_CHECK_S)
-            sem.wait(value, slice_s)
+        return wait_timepoints(tuple(self._points.items()), timeout, waiting_for)
 
     def __repr__(self) -> str:
         return f"<hal.fence {len(self._points)} timepoint(s)>"

@@ -29,13 +29,18 @@ _WHAT: dict[QueueOpKind, str] = {kind: f"queue {kind}" for kind in QUEUE_OP_KIND
 class LocalDevice(Device):
     def __init__(self) -> None:
         super().__init__()
-        self._allocator = PoolingAllocator()
+        self._allocator = PoolingAllocator(counter=self._statistics.buffers)
+        self._statistics.count_pool(self._allocator)
         # Runs the workgroups of each dispatch; local-task replaces it with a parallel one.
         self._workgroups: WorkgroupRunner = InlineWorkgroups()
 
     @property
     def allocator(self) -> Allocator:
         return self._allocator
+
+    def shutdown(self, wait: bool = True, timeout_s: float | None = None) -> None:
+        """Frees the pooled memory; a driver with threads stops them first."""
+        self._allocator.release_pooled()
 
     def can_execute(self, executable_format: str) -> bool:
         # Every loader weir has today runs on the host CPU.

@@ -13,9 +13,13 @@ import threading
 import time
 from typing import Callable
 
-from weir.errors import RuntimeFault, WeirError
+from weir.errors import RuntimeFault, WaitCycleError, WeirError
+from weir.runtime.hal.deadline import expired_error, remaining
+from weir.runtime.hal.live_objects import SEMAPHORES
+from weir.runtime.hal.wait_cycles import PendingSignal, Timepoint, cycle_message, find_wait_cycle
 
 MAX_VALUE = (1 << 64) - 1
+_count_alive = SEMAPHORES.track
 # Waits sleep in short slices so a KeyboardInterrupt reaches the main thread promptly.
 _WAIT_SLICE_S = 0.05
 
@@ -25,9 +29,10 @@ TimepointCallback = Callable[[str | None], None]
 
 class Semaphore:
     __slots__ = ("_lock", "_value", "_failure", "_callbacks", "_seq", "_sleepers",
-                 "__weakref__")
+                 "_signallers", "__weakref__")
 
     def __init__(self, initial_value: int = 0) -> None:
+        _count_alive(self)  # runtime_statistics()["semaphores_alive"]; costs no lock
         self._lock = threading.Lock()
         self._value = initial_value
         self._failure: str | None = None
@@ -39,6 +44,9 @@ class Semaphore:
         # Held locks of sleeping waiters; every signal or failure releases (wakes) them all and
         # each looks again at the state.
         self._sleepers: list[threading.Lock] = []
+        # Queue operations still waiting (or running) that will signal this semaphore, for
+        # finding wait cycles (wait_cycles.py); appended and removed without the lock (atomic).
+        self._signallers: list[PendingSignal] = []
 
     @property
     def failure(self) -> str | None:
@@ -59,6 +67,10 @@ class Semaphore:
         if failure is not None:
             raise RuntimeFault(failure)
         return self._value >= value
+
+    def pending(self, value: int) -> bool:
+        """Neither reached nor failed: a wait for `value` would block. Never raises."""
+        return self._failure is None and self._value < value
 
     def signal(self, value: int) -> None:
         if type(value) is not int or value > MAX_VALUE:
@@ -102,31 +114,51 @@ class Semaphore:
             cb(message)
 
     def wait(self, value: int, timeout: float | None = None) -> bool:
-        """True once the value is reached, False on timeout (None waits forever, interruptibly);
-        raises `RuntimeFault` carrying the failure's message."""
+        """True once the value is reached, False on timeout (None waits without limit, in slices
+        so Ctrl-C gets through). Raises `RuntimeFault` carrying the failure's message,
+        `DeadlineExceeded` when the calling thread's deadline (deadline.py) passes first, and
+        `WaitCycleError` when the queue operations that would reach the value wait on each
+        other."""
         if self.reached(value):
             return True
-        deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
-        while True:
-            with self._lock:
-                if self._failure is not None:
-                    raise RuntimeFault(self._failure)
-                if self._value >= value:
-                    return True
-                if deadline is None:
-                    slice_s = _WAIT_SLICE_S
-                else:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        return False
-                    slice_s = min(remaining, _WAIT_SLICE_S)
-                sleeper = threading.Lock()
-                sleeper.acquire()
-                self._sleepers.append(sleeper)
-            if not sleeper.acquire(True, slice_s):
-                with self._lock:  # timed out: withdraw, unless a signal took it meanwhile
+        return wait_timepoints(((self, value),), timeout, None)
+
+    def _park(self, value: int, timeout: float) -> int:
+        """Sleeps until the next signal or failure, for at most `timeout` seconds: 1 when `value`
+        is reached, 0 when woken short of it (or by a failure: the caller looks again), -1 when
+        the time ran out; raises `RuntimeFault` if already failed."""
+        with self._lock:
+            if self._failure is not None:
+                raise RuntimeFault(self._failure)
+            if self._value >= value:
+                return 1
+            if timeout <= 0:
+                return -1
+            sleeper = threading.Lock()
+            sleeper.acquire()
+            self._sleepers.append(sleeper)
+        woke = False
+        try:
+            woke = sleeper.acquire(True, timeout)
+        finally:
+            if not woke:  # timed out or interrupted: withdraw, unless a signal took it
+                with self._lock:
                     if sleeper in self._sleepers:
                         self._sleepers.remove(sleeper)
+        if not woke:
+            return -1
+        return 1 if self._value >= value else 0  # no lock: the value only grows
+
+    def add_signaller(self, op: PendingSignal) -> None:
+        """Registers a pending queue operation that will signal this semaphore (until
+        `remove_signaller`), so blocked waits can find wait cycles through it."""
+        self._signallers.append(op)
+
+    def remove_signaller(self, op: PendingSignal) -> None:
+        self._signallers.remove(op)
+
+    def signallers(self) -> tuple[PendingSignal, ...]:
+        return tuple(self._signallers)
 
     def on_reached(self, value: int, callback: TimepointCallback) -> None:
         """Runs `callback` (on the signalling thread, or now) when `value` is reached or the
@@ -142,3 +174,69 @@ class Semaphore:
     def __repr__(self) -> str:
         state = f"failed: {self._failure}" if self._failure is not None else str(self._value)
         return f"<hal.semaphore {state}>"
+
+
+def wait_timepoints(points: tuple[Timepoint, ...], timeout: float | None,
+                    waiting_for: str | None) -> bool:
+    """The slow path of `Semaphore.wait` and `Fence.wait`: True once every point is reached,
+    False when `timeout` passes first. It sleeps on one pending point at a time in slices, and
+    between slices looks at every point for a failure (raised with its original message) and
+    for a wait cycle. The calling thread's deadline shortens `timeout`; when that is what ends
+    the wait it raises `DeadlineExceeded` naming `waiting_for` instead of returning False."""
+    left = remaining()
+    if left is None and timeout is None and len(points) == 1:
+        # The common case (a host waiting for its call's work): one park, woken by the signal.
+        sem, value = points[0]
+        if sem._park(value, _WAIT_SLICE_S) > 0:
+            return True
+    by_deadline = left is not None and (timeout is None or left < timeout)
+    if by_deadline:
+        timeout = left
+    end = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+    while True:
+        pending = None
+        for sem, value in points:
+            failure = sem._failure
+            if failure is not None:
+                raise RuntimeFault(failure)
+            if pending is None and sem._value < value:
+                pending = sem, value
+        if pending is None:
+            return True
+        # Without a time limit no clock is read: a wait woken by its signal costs what a plain
+        # lock hand-off does.
+        slice_s = _WAIT_SLICE_S if end is None else min(end - time.monotonic(), _WAIT_SLICE_S)
+        woken = pending[0]._park(pending[1], slice_s)
+        if woken > 0:
+            if len(points) == 1:
+                return True  # nothing else to look at
+            continue
+        if woken == 0:
+            continue  # a signal short of the value, or a failure: look again
+        # A whole slice (or the timeout) passed with no signal: is anything coming?
+        _raise_on_wait_cycle(points, waiting_for)
+        if end is not None and time.monotonic() >= end:
+            if by_deadline:
+                raise expired_error(waiting_for or _describe(points))
+            return False
+
+
+def _describe(points: tuple[Timepoint, ...]) -> str:
+    pending = [(sem, value) for sem, value in points if sem._value < value]
+    what = "; ".join(f"a semaphore at {sem._value} to reach {value}" for sem, value in pending)
+    return f"waiting for {what or 'a fence'}"
+
+
+def _raise_on_wait_cycle(points: tuple[Timepoint, ...], waiting_for: str | None) -> None:
+    """Raises `WaitCycleError` when the queue operations the points depend on wait on each
+    other; those operations are failed with the same message (nothing could ever run them), so
+    every wait that depends on them ends too."""
+    if not any(sem._signallers for sem, _ in points):
+        return
+    cycle = find_wait_cycle(points)
+    if cycle is None:
+        return
+    message = cycle_message(cycle, points, waiting_for)
+    for op in cycle:
+        op.expire(message)
+    raise WaitCycleError(message)

@@ -1,5 +1,8 @@
 """Per-device counters, so multi-device programs can be tested from the runtime ("the first
-dispatch ran on device_a's queue, the second on device_b's").
+dispatch ran on device_a's queue, the second on device_b's"), and live-object counts (buffers,
+pooled memory, pending queue operations, threads; per device and for the whole process with
+`runtime_statistics()`), so a leak shows in the runtime's own numbers (live_objects.py says how
+they are counted at next to no cost).
 
 Counters, never logs: a program run 10,000 times grows no memory here, except one entry per
 distinct entry point actually dispatched. One lock per device guards them because local-task
@@ -9,9 +12,19 @@ few integer additions under that lock, cheap next to any queue operation."""
 from __future__ import annotations
 
 import threading
-from typing import Literal, TypedDict
+import weakref
+from typing import Literal, Protocol, TypedDict
 
 from weir.runtime.hal.executable import Executable
+from weir.runtime.hal.live_objects import (
+    DEVICES,
+    SEMAPHORES,
+    LiveObjects,
+    ThreadGroup,
+    all_buffer_counters,
+    buffer_counter,
+    threads_alive,
+)
 
 QueueOpKind = Literal["execute", "copy", "fill", "alloca", "dealloca", "barrier"]
 QUEUE_OP_KINDS: tuple[QueueOpKind, ...] = ("execute", "copy", "fill", "alloca", "dealloca",
@@ -27,6 +40,30 @@ class StatisticsSnapshot(TypedDict):
     command_buffers_executed: int  # ran every command to completion
     dispatches_executed: int
     dispatches_by_entry_point: dict[str, int]  # keys: see `dispatch_name`
+    # Live now (they go down again), unlike the totals above:
+    queue_pending: int  # submitted and not yet completed or failed
+    buffers_alive: int  # made by the device's allocator and still referenced
+    buffer_bytes_alive: int
+    pooled_bytes: int  # memory of dead buffers the allocator keeps for reuse (not alive)
+    threads_alive: int  # threads the device started that have not ended
+
+
+class RuntimeStatistics(TypedDict):
+    """What the whole process holds (`runtime_statistics()`): the sum over every device still
+    alive, plus what belongs to no device or outlived its device."""
+
+    devices_alive: int
+    queue_pending: int
+    semaphores_alive: int
+    buffers_alive: int  # every allocator's, including buffers made without a device
+    buffer_bytes_alive: int
+    pooled_bytes: int
+    threads_alive: int  # every thread a device started, even one of a device since collected
+
+
+class _Pool(Protocol):
+    @property
+    def pooled_bytes(self) -> int: ...
 
 
 def dispatch_name(executable: Executable, entry: int) -> str:
@@ -61,6 +98,12 @@ class DeviceStatistics:
     settle also sees the count. At any time: sum(submitted) == completed + failed + pending."""
 
     def __init__(self) -> None:
+        # The device's live objects: its allocator counts buffers into `buffers`, its threads
+        # start through `threads`, and `count_pool` names the pool whose bytes to report.
+        self.buffers: LiveObjects = buffer_counter()
+        self.threads = ThreadGroup()
+        self._pool: _Pool | None = None
+        _ALL_STATISTICS.add(self)
         self._lock = threading.Lock()
         self._submitted: dict[str, int] = dict.fromkeys(QUEUE_OP_KINDS, 0)
         self._completed = 0
@@ -97,16 +140,38 @@ class DeviceStatistics:
         with self._lock:
             return dict(self._by_entry_point)
 
+    @property
+    def queue_pending(self) -> int:
+        with self._lock:
+            return sum(self._submitted.values()) - self._completed - self._failed
+
+    @property
+    def pooled_bytes(self) -> int:
+        return 0 if self._pool is None else self._pool.pooled_bytes
+
     def snapshot(self) -> StatisticsSnapshot:
         with self._lock:
-            return StatisticsSnapshot(
-                queue_submitted=dict(self._submitted),
-                queue_completed=self._completed,
-                queue_failed=self._failed,
-                command_buffers_executed=self._command_buffers,
-                dispatches_executed=self._dispatches,
-                dispatches_by_entry_point=dict(self._by_entry_point),
-            )
+            submitted = dict(self._submitted)
+            completed, failed = self._completed, self._failed
+            command_buffers, dispatches = self._command_buffers, self._dispatches
+            by_entry_point = dict(self._by_entry_point)
+        return StatisticsSnapshot(
+            queue_submitted=submitted,
+            queue_completed=completed,
+            queue_failed=failed,
+            command_buffers_executed=command_buffers,
+            dispatches_executed=dispatches,
+            dispatches_by_entry_point=by_entry_point,
+            queue_pending=sum(submitted.values()) - completed - failed,
+            buffers_alive=self.buffers.count,
+            buffer_bytes_alive=self.buffers.nbytes,
+            pooled_bytes=self.pooled_bytes,
+            threads_alive=self.threads.alive,
+        )
+
+    def count_pool(self, pool: _Pool) -> None:
+        """Reports `pool.pooled_bytes` as this device's pooled memory (drivers call it once)."""
+        self._pool = pool
 
     # ------------------------------------------------------------------------------- recording
 
@@ -144,4 +209,28 @@ class DeviceStatistics:
         s = self.snapshot()
         return (f"<hal.device_statistics submitted={sum(s['queue_submitted'].values())} "
                 f"completed={s['queue_completed']} failed={s['queue_failed']} "
-                f"dispatches={s['dispatches_executed']}>")
+                f"pending={s['queue_pending']} dispatches={s['dispatches_executed']} "
+                f"buffers={s['buffers_alive']} threads={s['threads_alive']}>")
+
+
+# Every device's statistics while the device, or work it ran that still holds them, is alive.
+_ALL_STATISTICS: weakref.WeakSet[DeviceStatistics] = weakref.WeakSet()
+
+
+def runtime_statistics() -> RuntimeStatistics:
+    """The live objects of the whole process, counted by the runtime itself: what a leak check
+    compares before and after a workload (`weir-run-module --print_statistics` prints them).
+    Process-wide rather than per instance, because semaphores and buffers made without a device
+    belong to no instance. Each number is exact when read; read while other threads run work,
+    the numbers are not taken at one instant together."""
+    devices = list(_ALL_STATISTICS)
+    buffers = all_buffer_counters()
+    return RuntimeStatistics(
+        devices_alive=len(DEVICES),
+        queue_pending=sum(d.queue_pending for d in devices),
+        semaphores_alive=SEMAPHORES.count,
+        buffers_alive=sum(c.count for c in buffers),
+        buffer_bytes_alive=sum(c.nbytes for c in buffers),
+        pooled_bytes=sum(d.pooled_bytes for d in devices),
+        threads_alive=threads_alive(),
+    )

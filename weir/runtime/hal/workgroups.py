@@ -13,6 +13,8 @@ import threading
 from abc import ABC, abstractmethod
 from typing import Callable
 
+from weir.runtime.hal.live_objects import ThreadGroup
+
 # A contiguous range [begin, end) of workgroup ids, run on one thread.
 WorkgroupBody = Callable[[int, int], None]
 
@@ -67,8 +69,10 @@ class ParallelWorkgroups(WorkgroupRunner):
     (so a one-core machine has no helpers and no hand-offs). Helpers are daemons started on the
     first parallel dispatch; `stop` ends them."""
 
-    def __init__(self, threads: int | None = None, name: str = "weir-workgroups") -> None:
+    def __init__(self, threads: int | None = None, name: str = "weir-workgroups",
+                 group: ThreadGroup | None = None) -> None:
         self._threads = max(1, threads if threads is not None else (os.cpu_count() or 1))
+        self._group = group if group is not None else ThreadGroup()  # its device's: counted
         self._name = name
         self._queue: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
@@ -112,9 +116,7 @@ class ParallelWorkgroups(WorkgroupRunner):
             if self._helpers or self._stopped:
                 return
             for i in range(self._threads - 1):
-                t = threading.Thread(target=self._loop, name=f"{self._name}-{i}", daemon=True)
-                t.start()
-                self._helpers.append(t)
+                self._helpers.append(self._group.start(self._loop, f"{self._name}-{i}"))
 
     def _loop(self) -> None:
         while (task := self._queue.get()) is not None:

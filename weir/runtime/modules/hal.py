@@ -65,6 +65,13 @@ def _pattern(value: Any, fn: str) -> bytes:
     raise RuntimeFault(f"hal.{fn}: unsupported pattern {value!r}")
 
 
+def _argument_named(name: str) -> str:
+    """The compiler names a function's tensor arguments `input<i>`: say which argument it is
+    (`Function` adds the function), as the scalar argument checks do."""
+    index = name.removeprefix("input")
+    return f"argument {index} (%{name})" if index.isdigit() else f"input '{name}'"
+
+
 class HalModule(NativeModule):
     module_name = "hal"
 
@@ -92,8 +99,8 @@ class HalModule(NativeModule):
             return
         expected = format_type(dtype, tuple("?" if d == -1 else d for d in shape))  # type: ignore[misc]
         actual = format_type(view.dtype, view.shape) if isinstance(view, BufferView) else \
-            f"a {type(view).__name__}"
-        raise InputError(f"input '{name}': expected {expected}, got {actual}")
+            "null" if view is None else f"a {type(view).__name__}"
+        raise InputError(f"{_argument_named(name)} expects {expected}, got {actual}")
 
     @export("0r_r", name="buffer_view.buffer")
     def buffer_view_buffer(self, state: HalState, view: Any) -> Buffer:
@@ -226,12 +233,13 @@ class HalModule(NativeModule):
 
     @export("0Ir_", name="fence.await", arity_only=True)
     def fence_await(self, state: HalState, timeout_ms: int, fences: tuple[Fence | None, ...]) -> None:
-        """A negative timeout waits without limit (interruptibly)."""
+        """A negative timeout waits without limit (interruptibly), up to the calling thread's
+        deadline (`DeadlineExceeded`)."""
         timeout = None if timeout_ms < 0 else timeout_ms / 1000.0
         # One fence (the usual case) is waited on as it is; only several need joining.
         fence = fences[0] if type(fences) is tuple and len(fences) == 1 \
             and type(fences[0]) is Fence else Fence.join(fences)
-        if not fence.wait(timeout):
+        if not fence.wait(timeout, "waiting in hal.fence.await"):
             raise RuntimeFault(f"hal.fence.await: timed out after {timeout_ms} ms")
 
     # ------------------------------------------------------------------------------- queues

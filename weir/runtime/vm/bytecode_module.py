@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from weir.errors import LoadError
 from weir.format.image import ImportDef, ModuleImage
-from weir.format.module_verify import verify_image
 from weir.runtime.vm.module import ExportInfo, Module, ModuleInstance, VMCallable
 from weir.runtime.vm.translator import TranslatedModule, instantiate_functions, translate_module
 
@@ -17,9 +16,9 @@ if TYPE_CHECKING:
 
 class BytecodeModule(Module):
     def __init__(self, image: ModuleImage) -> None:
-        verify_image(image)
-        self.image = image
+        # translate_module verifies the image before anything else reads it.
         self.translated: TranslatedModule = translate_module(image)
+        self.image = image
         self._exports = {
             e.name: ExportInfo(e.name, image.functions[e.function].signature, e.model, e.reflection)
             for e in image.exports

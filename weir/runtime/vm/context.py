@@ -1,13 +1,26 @@
 """A context links modules in order: the built-in `hal` module first, then the given modules,
 each one's imports resolved against those already added (by `module.function`, checking the
 calling convention). Per-context state (globals, native module state) lives here, so contexts
-are independent; a context is thread-compatible, not thread-safe."""
+are independent.
+
+Threads: once its modules are added, a context's functions may be called from several threads
+at once, and each call computes what it would alone. Nothing needs a lock for that: a call's
+values live in the call (VM registers are locals of the translated function, each call makes its
+own buffers and fences), compiled programs write globals only in their initializer (which runs
+in `add_module`), the `hal` module's state is read-only, and devices, allocators and executables
+are safe to use from several threads. Not covered: adding modules while calls run, a module
+file whose exports store globals (each store is atomic; their order between calls is not
+defined), and the state of a native module written in Python, which is its author's to guard.
+Order between concurrent calls is only what their fences impose.
+
+`close()` (or `with`) shuts down the devices the context owns, so their threads end at a known
+point rather than when the garbage collector finds the context."""
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Self, Sequence
 
-from weir.errors import LoadError
+from weir.errors import LoadError, UsageError
 from weir.format.image import ImportDef
 from weir.runtime.hal.device import Device
 from weir.runtime.vm.instance import Instance
@@ -16,18 +29,49 @@ from weir.runtime.vm.module import ExportInfo, Module, ModuleInstance, VMCallabl
 
 class Context:
     def __init__(self, instance: Instance, devices: Sequence[Device] = (),
-                 modules: Iterable[Module] = ()) -> None:
+                 modules: Iterable[Module] = (), owns_devices: bool = False) -> None:
+        """`owns_devices`: the devices were made for this context alone (`weir.api.load`), so
+        `close()` shuts them down; otherwise they are the caller's, who may share them."""
         # Imported here: modules.hal imports this module, so a top-level import is circular.
         from weir.runtime.modules.hal import HalModule
 
         self.instance = instance
         self.devices: tuple[Device, ...] = tuple(devices)
+        self._owns_devices = owns_devices
+        self._closed = False
         self._modules: dict[str, Module] = {}
         self._instances: dict[str, ModuleInstance] = {}
         self._order: list[str] = []
         self.add_module(HalModule())
         for module in modules:
             self.add_module(module)
+
+    def close(self, timeout_s: float | None = None) -> None:
+        """Shuts down the devices this context owns: their threads end (each joined for at most
+        `timeout_s`), their pooled memory is freed, operations still waiting fail. Idempotent.
+        Afterwards adding modules or looking up functions is a `UsageError`; a function looked up
+        before fails its calls with "device shut down" on local-task (local-sync, which holds
+        no threads, keeps running them). Devices the caller passed in are left running."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_devices:
+            for device in self.devices:
+                device.shutdown(wait=True, timeout_s=timeout_s)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise UsageError(f"cannot {what}: the context is closed")
 
     @property
     def modules(self) -> tuple[Module, ...]:
@@ -41,6 +85,7 @@ class Context:
                             f"{', '.join(self._order)})") from None
 
     def add_module(self, module: Module) -> None:
+        self._check_open(f"add module '{module.name}'")
         if module.name in self._modules:
             raise LoadError(f"a module named '{module.name}' is already loaded in this context")
         self._add_on_demand_modules(module)
@@ -90,6 +135,7 @@ class Context:
 
     def lookup_export(self, qualified: str) -> tuple[Module, ExportInfo, VMCallable]:
         """`module.function` -> (module, export, callable) for calls from outside the VM."""
+        self._check_open(f"look up '{qualified}'")
         module_name, _, fn_name = qualified.partition(".")
         if not fn_name:
             raise LoadError(f"'{qualified}' is not 'module.function'")

@@ -18,7 +18,9 @@ as `BufferView`s (`.to_numpy()` maps them without a copy); i/I/f/F values are Py
 A `coarse-fences` export (`model="coarse-fences"`) receives a wait fence and a signal fence as its
 two trailing arguments (they are part of its cconv, e.g. `0rrrr_r`) and must signal (or fail) the
 signal fence once its results are ready. Exceptions that are not `WeirError`s are reported as
-`RuntimeFault("module.function: message")`.
+`RuntimeFault("module.function: ExceptionType: message")`; when a coarse-fences export raises,
+its signal fence is failed with that message too, so work queued behind the call (and any other
+waiter on the fence) ends with the cause instead of waiting for a signal that never comes.
 
 Load one from a file with `weir.runtime.vm.python_module_loader.load_python_module(
 "python:file.py:ClassName")`, or `weir-run-module --module=python:file.py:ClassName`; the full
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 
 from weir.errors import RuntimeFault, WeirError
 from weir.format.image import CallModel, Signature
+from weir.runtime.hal.fence import Fence
 from weir.runtime.vm.module import ExportInfo, Module, ModuleInstance, VMCallable
 
 if TYPE_CHECKING:
@@ -114,31 +117,46 @@ class _NativeInstance(ModuleInstance):
             if spec.pass_caller else (self.state,)
         qualified = f"{self.module.name}.{name}"
         arity = len(self.module._exports[name].signature.args)
-        call: VMCallable = _caller_factory(arity, len(leading))(
+        fails_signal = spec.model == "coarse-fences" and arity >= 2
+        call: VMCallable = _caller_factory(arity, len(leading), fails_signal)(
             getattr(self.module, attr), *leading, qualified)
         call.__name__ = qualified
         return call
 
 
+def _fail_signal(signal: Any, error: WeirError) -> None:
+    """A coarse-fences export raised: its signal fence (the last argument) carries the error to
+    whatever waits on it."""
+    if isinstance(signal, Fence):
+        signal.fail(error)
+
+
 @functools.cache
-def _caller_factory(arity: int, leading: int) -> Callable[..., VMCallable]:
+def _caller_factory(arity: int, leading: int, fails_signal: bool) -> Callable[..., VMCallable]:
     """Makes the wrappers that call an exported method with its leading arguments (state, and
     caller if asked) and report any exception that is not a `WeirError` as a `RuntimeFault`
-    naming the function. The wrapper takes exactly `arity` parameters, as the VM and the API
-    always pass (imports are linked and API calls checked by arity): a `*args` wrapper costs a
-    quarter of a microsecond more per call to pack and unpack, and a compiled program calls the
-    hal module about ten times per invocation. Generated from two integers only."""
+    naming the function; with `fails_signal` (coarse-fences exports) the error also fails the
+    last argument, the signal fence. The wrapper takes exactly `arity` parameters, as the VM and
+    the API always pass (imports are linked and API calls checked by arity): a `*args` wrapper
+    costs a quarter of a microsecond more per call to pack and unpack, and a compiled program
+    calls the hal module about ten times per invocation. Generated from two integers and a
+    flag only."""
     params = "".join(f"a{i}, " for i in range(arity))
     lead = "".join(f"l{i}, " for i in range(leading))
+    fail = f"            fail(a{arity - 1}, error)\n" if fails_signal else ""
     source = (f"def make(method, {lead}qualified):\n"
               f"    def call({params}):\n"
               f"        try:\n"
               f"            return method({lead}{params})\n"
-              f"        except WeirError:\n"
+              f"        except WeirError as error:\n"
+              f"{fail}"
               f"            raise\n"
               f"        except Exception as e:\n"
-              f"            raise RuntimeFault(f'{{qualified}}: {{type(e).__name__}}: {{e}}') from e\n"
+              f"            error = RuntimeFault(f'{{qualified}}: {{type(e).__name__}}: {{e}}')\n"
+              f"{fail}"
+              f"            raise error from e\n"
               f"    return call\n")
-    namespace: dict[str, Any] = {"WeirError": WeirError, "RuntimeFault": RuntimeFault}
+    namespace: dict[str, Any] = {"WeirError": WeirError, "RuntimeFault": RuntimeFault,
+                                 "fail": _fail_signal}
     exec(compile(source, f"<weir native call, {arity} argument(s)>", "exec"), namespace)  # noqa: S102
     return namespace["make"]  # type: ignore[no-any-return]

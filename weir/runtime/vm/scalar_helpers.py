@@ -65,4 +65,9 @@ def to_int(a: int | float) -> int:
 
 
 def fail(message: object) -> RuntimeFault:
-    return RuntimeFault(str(message))
+    """The error of a `Fail` instruction: its message on one line (a module's text may hold
+    anything; control characters are shown escaped)."""
+    text = str(message)
+    if not text.isprintable():
+        text = repr(text)[1:-1]
+    return RuntimeFault(text or "vm.fail without a message")

@@ -16,17 +16,24 @@ Shape of the output:
             return r2
         return (f0,)
 
-A function with branches runs its blocks in a `while True` / `if blk == k:` dispatcher.
+A function with branches runs its blocks in a `while True` / `if blk == k:` dispatcher; a jump
+to the next block falls through to its test instead of starting over from block 0. Every
+branch back to the same or an earlier block (every loop has one) counts down `tick`; every
+`TICKS` of them the dispatcher checks the calling thread's deadline (hal/deadline.py), so a host
+loop that never ends (a damaged or hostile branch) ends a call that has a deadline with
+`DeadlineExceeded` naming the function, for one decrement and one test per iteration.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any
+from typing import Any, Callable
 
-from weir.errors import ModuleFormatError
+from weir.errors import ModuleFormatError, RuntimeFault
 from weir.format.image import FunctionDef, ModuleImage
+from weir.format.module_verify import callee_signatures, ensure_verified
+from weir.format.vm_dataflow import unproven_results
 from weir.format.vm_isa import (
     Arith,
     Binary,
@@ -45,8 +52,13 @@ from weir.format.vm_isa import (
     Select,
     Unary,
 )
+from weir.runtime.hal import deadline
 from weir.runtime.vm import scalar_helpers
 from weir.runtime.vm.scalar_arith import arith_function
+
+# Back edges between two deadline checks: a check costs about 0.1 µs, a loop iteration of a
+# program at least a few µs, so this is noise; a runaway loop still stops within milliseconds.
+TICKS = 4096
 
 _I64 = "-9223372036854775808 <= {0} <= 9223372036854775807"
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
@@ -77,6 +89,8 @@ class TranslatedModule:
     code: CodeType
     constants: tuple[Any, ...]
     imports: tuple[str, ...]  # order of the `C` table
+    functions: tuple[str, ...]  # names, for the deadline's message (never in the source)
+    module: str
 
 
 def _r(n: int) -> str:
@@ -85,13 +99,15 @@ def _r(n: int) -> str:
 
 class _FunctionWriter:
     def __init__(self, index: int, fn: FunctionDef, callees: dict[str, str],
-                 consts: list[Any]) -> None:
+                 consts: list[Any], unproven: set[tuple[int, int]]) -> None:
         self.index = index
         self.fn = fn
         self.callees = callees
         self.consts = consts
+        self.unproven = unproven  # (register, result) pairs whose kind is known only at run time
         self.lines: list[str] = []
         self.multi = any(isinstance(i, (Branch, CondBranch)) for b in fn.blocks for i in b.instructions)
+        self.block = 0  # the block being written
 
     def const(self, value: Any) -> str:
         if type(value) is int:
@@ -107,13 +123,19 @@ class _FunctionWriter:
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
 
-    def jump(self, indent: int, block: int, args: tuple[int, ...]) -> None:
+    def jump(self, indent: int, block: int, args: tuple[int, ...], last: bool = False) -> None:
+        """`last`: the block's final statement, where a jump to the next block can fall through
+        to its `if blk == ...` test instead of starting the dispatch over from block 0."""
         params = self.fn.blocks[block].params
         if params:
             self.emit(indent, ", ".join(_r(p) for p in params) + ", = "
                       + ", ".join(_r(a) for a in args) + ",")
+        if block <= self.block:  # a back edge: every loop takes one per iteration
+            self.emit(indent, "tick -= 1")
+            self.emit(indent, f"if not tick: tick = H_tick({int(self.index)})")
         self.emit(indent, f"blk = {int(block)}")
-        self.emit(indent, "continue")
+        if not (last and block == self.block + 1):
+            self.emit(indent, "continue")
 
     def instruction(self, indent: int, ins: Instruction) -> None:  # noqa: C901
         e = lambda text: self.emit(indent, text)  # noqa: E731
@@ -165,12 +187,22 @@ class _FunctionWriter:
         elif isinstance(ins, Select):
             e(f"{_r(ins.dst)} = {_r(ins.true_value)} if {_r(ins.cond)} else {_r(ins.false_value)}")
         elif isinstance(ins, Branch):
-            self.jump(indent, ins.block, ins.args)
+            self.jump(indent, ins.block, ins.args, last=True)
         elif isinstance(ins, CondBranch):
-            e(f"if {_r(ins.cond)}:")
-            self.jump(indent + 1, ins.true_block, ins.true_args)
-            self.jump(indent, ins.false_block, ins.false_args)
+            # The path to the next block goes last, where it can fall through to it.
+            if ins.true_block == self.block + 1:
+                e(f"if not {_r(ins.cond)}:")
+                self.jump(indent + 1, ins.false_block, ins.false_args)
+                self.jump(indent, ins.true_block, ins.true_args, last=True)
+            else:
+                e(f"if {_r(ins.cond)}:")
+                self.jump(indent + 1, ins.true_block, ins.true_args)
+                self.jump(indent, ins.false_block, ins.false_args, last=True)
         elif isinstance(ins, Return):
+            for n, (reg, t) in enumerate(zip(ins.values, self.fn.signature.results)):
+                if (reg, n) in self.unproven:
+                    helper = "H_float" if t in "fF" else "H_int"
+                    e(f"{_r(reg)} = {helper}({_r(reg)}, {int(self.index)}, {int(n)})")
             vals = [_r(v) for v in ins.values]
             e("return " + ("None" if not vals else vals[0] if len(vals) == 1
                            else "(" + ", ".join(vals) + ")"))
@@ -198,80 +230,31 @@ class _FunctionWriter:
             fn = self.const(arith_function(ins.op, ins.dtype, ins.arg_dtype, ins.attr))
             e(f"{d} = {fn}({', '.join(args)})")
 
-    def registers_needing_init(self) -> list[int]:
-        """Registers that might be read before written: all of them with branches, those read
-        before any write in straight-line code (a malformed program then sees None, not a
-        NameError)."""
-        params = set(self.fn.blocks[0].params)
-        used: set[int] = set()
-        written = set(params)
-        early: set[int] = set()
-        for block in self.fn.blocks:
-            for ins in block.instructions:
-                reads, writes = _reads_writes(ins)
-                for r in reads:
-                    used.add(r)
-                    if r not in written:
-                        early.add(r)
-                used.update(writes)
-                written.update(writes)
-            used.update(block.params)
-        return sorted((used - params) if self.multi else early)
-
     def write(self) -> list[str]:
+        """The verifier proved every register written before it is read on every path, so no
+        register needs a placeholder value."""
         fn = self.fn
         self.emit(1, f"def f{self.index}({', '.join(_r(p) for p in fn.blocks[0].params)}):")
-        init = self.registers_needing_init()
-        if init:
-            self.emit(2, " = ".join(_r(r) for r in init) + " = None")
         if not self.multi:
             for ins in fn.blocks[0].instructions:
                 self.instruction(2, ins)
             return self.lines
         self.emit(2, "blk = 0")
+        self.emit(2, f"tick = {TICKS}")
         self.emit(2, "while True:")
         for b, block in enumerate(fn.blocks):
+            self.block = b
             self.emit(3, f"if blk == {b}:")
             for ins in block.instructions:
                 self.instruction(4, ins)
         return self.lines
 
 
-def _reads_writes(ins: Instruction) -> tuple[list[int], list[int]]:
-    if isinstance(ins, Const):
-        return [], [ins.dst]
-    if isinstance(ins, Move):
-        return [ins.src], [ins.dst]
-    if isinstance(ins, Call):
-        reads: list[int] = []
-        for a in ins.args:
-            reads.extend(a if isinstance(a, tuple) else (a,))
-        return reads, list(ins.dsts)
-    if isinstance(ins, (GlobalLoad, Rodata)):
-        return [], [ins.dst]
-    if isinstance(ins, GlobalStore):
-        return [ins.src], []
-    if isinstance(ins, Binary):
-        return [ins.lhs, ins.rhs], [ins.dst]
-    if isinstance(ins, Unary):
-        return [ins.src], [ins.dst]
-    if isinstance(ins, Arith):
-        return list(ins.args), [ins.dst]
-    if isinstance(ins, Select):
-        return [ins.cond, ins.true_value, ins.false_value], [ins.dst]
-    if isinstance(ins, Branch):
-        return list(ins.args), []
-    if isinstance(ins, CondBranch):
-        return [ins.cond, *ins.true_args, *ins.false_args], []
-    if isinstance(ins, Return):
-        return list(ins.values), []
-    if isinstance(ins, Fail):
-        return [ins.message], []
-    return [], []
-
-
 def translate_module(image: ModuleImage) -> TranslatedModule:
-    """`image` must have passed `verify_image`."""
+    """Verifies `image` first (unless this very object passed already, as `deserialize`'s
+    result has): nothing reaches `compile` that the verifier has not passed, and the generated
+    source holds only the closed instruction set's text and verified integers."""
+    ensure_verified(image)
     callees: dict[str, str] = {}
     imports = tuple(i.name for i in image.imports)
     for i, name in enumerate(imports):
@@ -280,8 +263,10 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
         callees[fn.name] = f"f{i}"
     consts: list[Any] = []
     body: list[str] = []
+    signatures = callee_signatures(image)
     for i, fn in enumerate(image.functions):
-        body.extend(_FunctionWriter(i, fn, callees, consts).write())
+        unproven = unproven_results(image, fn, signatures)
+        body.extend(_FunctionWriter(i, fn, callees, consts, unproven).write())
     head = ["def __make(K, C, G, R):"]
     if consts:
         head.append("    " + "".join(f"k{i}, " for i in range(len(consts))) + "= K")
@@ -293,12 +278,40 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
         code = compile(source, f"<weir module '{image.name}'>", "exec")
     except (SyntaxError, RecursionError, ValueError, MemoryError) as e:
         raise ModuleFormatError(f"module '{image.name}': VM code cannot be translated: {e}") from None
-    return TranslatedModule(source, code, tuple(consts), imports)
+    return TranslatedModule(source, code, tuple(consts), imports,
+                            tuple(fn.name for fn in image.functions), image.name)
+
+
+def _result_checks(translated: TranslatedModule) -> dict[str, Callable[[Any, int, int], Any]]:
+    """`H_int` / `H_float(value, function, result)`: a result the verifier could not prove to be
+    the number its signature promises (it came through an `r` value) is checked on return."""
+    names, module = translated.functions, translated.module
+
+    def check(kind: str, types: tuple[type, ...]) -> Callable[[Any, int, int], Any]:
+        def expect(value: Any, function: int, result: int) -> Any:
+            if type(value) not in types:
+                raise RuntimeFault(f"function '{names[function]}' of module '{module}': result "
+                                   f"{result} must be {kind}, got {type(value).__name__}")
+            return value
+        return expect
+    return {"H_int": check("an integer", (int, bool)), "H_float": check("a float", (float,))}
+
+
+def _ticker(translated: TranslatedModule) -> Callable[[int], int]:
+    """`H_tick(function)`: checks the deadline (raising `DeadlineExceeded` naming the
+    function), then returns the next countdown."""
+    names, module = translated.functions, translated.module
+
+    def tick(function: int) -> int:
+        deadline.check(f"running function '{names[function]}' of module '{module}'")
+        return TICKS
+    return tick
 
 
 def instantiate_functions(translated: TranslatedModule, imports: list[Any], globals_: list[Any],
                           rodata: tuple[Any, ...]) -> tuple[Any, ...]:
     """Binds the translated code to one context's imports, globals and rodata."""
-    namespace: dict[str, Any] = {"__builtins__": {"float": float}, **HELPERS}
+    namespace: dict[str, Any] = {"__builtins__": {"float": float}, **HELPERS,
+                                 "H_tick": _ticker(translated), **_result_checks(translated)}
     exec(translated.code, namespace)  # noqa: S102 (generated from verified integers only)
     return namespace["__make"](translated.constants, imports, globals_, rodata)  # type: ignore[no-any-return]

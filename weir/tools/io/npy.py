@@ -11,6 +11,7 @@ bfloat16 has no npy type code: numpy with ml_dtypes writes it as raw 2-byte reco
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +68,11 @@ class FileStreams:
                  append: bool) -> np.ndarray:
         """`shape` elements of `etype` read verbatim (little-endian, dense) from `path`."""
         opened = self.open(path, append=append)
-        count = int(np.prod(shape, dtype=np.int64))
+        if opened.data[opened.offset:opened.offset + len(_NPY_MAGIC)] == _NPY_MAGIC:
+            # Its header would be read as elements: a silently wrong input.
+            raise UsageError(f"'{path}' is a numpy .npy file, not raw data: give it without a "
+                             f"shape and type (`@{path}`)")
+        count = math.prod(shape)  # Python ints: a huge shape must not wrap around
         size = count * etype.dtype.itemsize
         left = len(opened.data) - opened.offset
         if size > left:

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
@@ -26,6 +27,10 @@ from weir.tools.io.npy import FileStreams
 from weir.tools.io.values import NullInput, ParsedInput, ScalarInput, TensorInput
 
 _SEPARATORS = re.compile(r"[\s,\[\]]+")
+
+# The most data one `--input` written as text (a splat, zeros or a list) may make: a mistyped
+# shape (`999999x999999xf32=1`) is reported instead of exhausting memory.
+MAX_TEXT_INPUT_BYTES = 1 << 32
 _NULL_SPELLINGS = ("(null)", "(ignored)")
 
 
@@ -121,7 +126,11 @@ def parse_contents(contents: str, etype: ElementType, shape: tuple[int, ...]) ->
     """The text after `=`: no values give zeros, one value fills the shape, otherwise exactly
     one value per element in row-major order."""
     tokens = [t for t in _SEPARATORS.split(contents) if t]
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
+    if count * etype.dtype.itemsize > MAX_TEXT_INPUT_BYTES:
+        raise UsageError(f"{format_shape_and_type(shape, etype)} holds "
+                         f"{count * etype.dtype.itemsize} bytes; a value given as text may hold "
+                         f"at most {MAX_TEXT_INPUT_BYTES} (give larger ones as @file.npy)")
     if not tokens:
         return np.zeros(shape, dtype=etype.dtype)
     if len(tokens) == 1:

@@ -58,5 +58,11 @@ def open_context(api: ModuleType, devices: Sequence[str],
     """A context on new devices (named in order) holding the modules (in dependency order)."""
     instance = api.Instance()
     created = [instance.create_device(name) for name in devices]
-    modules = [load_module(api, spec) for spec in specs]
-    return api.Context(instance, devices=created, modules=modules), modules
+    try:
+        modules = [load_module(api, spec) for spec in specs]
+        api.check_device_count(len(devices), modules)
+        return api.Context(instance, devices=created, modules=modules), modules
+    except BaseException:
+        for device in created:  # their worker threads end here, not at exit
+            device.shutdown()
+        raise

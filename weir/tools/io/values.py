@@ -83,6 +83,18 @@ def guess_scalar(text: str, flag: str, spec: str) -> TypedScalar:
                      f"element type (`4x2xf32=...`, `f32=2.5` for a 0-d tensor)")
 
 
+def _zeros_if_shape(text: str) -> np.ndarray | None:
+    """`0xf32` reads as a hexadecimal number, but where a tensor is expected it is the shape
+    and type of an empty tensor (IREE's reading): zeros of that shape, or None."""
+    from weir.tools.io.parse_input import parse_contents, parse_shape_and_type  # (imports us)
+
+    try:
+        etype, shape = parse_shape_and_type(text)
+    except UsageError:
+        return None
+    return parse_contents("", etype, shape)
+
+
 def resolve_argument(parsed: ParsedInput, cconv_letter: str | None, *, index: int,
                      flag: str = "--input") -> object:
     """The value to pass for argument `index` whose calling-convention letter is `cconv_letter`
@@ -97,6 +109,9 @@ def resolve_argument(parsed: ParsedInput, cconv_letter: str | None, *, index: in
         if scalar_type is None and cconv_letter is None:
             return guess_scalar(parsed.text, flag, parsed.spec).value
         if scalar_type is None:
+            zeros = _zeros_if_shape(parsed.text)
+            if zeros is not None:
+                return zeros
             raise UsageError(f"{flag} '{parsed.spec}': argument {index} is a tensor; give a shape "
                              f"and element type (`4x2xf32=...`, or `f32=2.5` for a 0-d tensor)")
         return read_scalar(parsed, scalar_type, flag, f"argument {index}").value

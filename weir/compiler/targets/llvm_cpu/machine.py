@@ -76,12 +76,24 @@ def resolve_cpu(name: str = "host", features: str = "") -> CpuTarget:
     else:
         raise UsageError(f"--iree-llvmcpu-target-cpu: unknown CPU '{name}' (known: host, "
                          f"{', '.join(GENERIC_CPUS)})")
+    known = _known_features()
     for entry in filter(None, features.split(",")):
         if entry[0] not in "+-" or len(entry) < 2:
             raise UsageError(f"--iree-llvmcpu-target-cpu-features: '{entry}' must be +FEATURE "
                              "or -FEATURE")
+        if entry[1:] not in known:
+            # Checked here: LLVM itself only prints a warning to stderr and ignores it.
+            raise UsageError(f"--iree-llvmcpu-target-cpu-features: '{entry[1:]}' is not a CPU "
+                             f"feature LLVM knows for {triple}")
     merged = ",".join(f for f in (base, features) if f)
     return CpuTarget(triple, cpu, merged)
+
+
+def _known_features() -> frozenset[str]:
+    """The feature names LLVM knows for this machine's target: its host feature map (which lists
+    them on or off) and those the generic CPU levels above spell out."""
+    entries = [llvm.get_host_cpu_features().flatten(), *GENERIC_CPUS.values()]
+    return frozenset(f[1:] for e in entries for f in e.split(",") if f)
 
 
 def host_features() -> frozenset[str]:

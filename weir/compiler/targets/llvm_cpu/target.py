@@ -11,6 +11,7 @@ import re
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
+from weir.compiler.options import CompilerOptions
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.interface import Target
 from weir.compiler.targets.llvm_cpu.contraction import gemm_object
@@ -59,6 +60,9 @@ class Jit:
 class LLVMCPUTarget(Target):
     name = "llvm-cpu"
     format = FORMAT
+
+    def check_options(self, options: CompilerOptions) -> None:
+        resolve_cpu(options.llvmcpu_target_cpu, options.llvmcpu_target_cpu_features)
 
     def translate(self, entry_points: list[func.FuncOp], state: CompilationState) -> bytes:
         options = state.options

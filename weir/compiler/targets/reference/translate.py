@@ -271,10 +271,13 @@ class EntryTranslator:
                                  "arguments, constants and scalars captured from the host")
 
         yields: tuple[int, ...] = ()
+        live = _live_ops(block)
         for op in block.ops:
             if isinstance(op, linalg.YieldOp):
                 yields = tuple(number(v, op) for v in op.operands)
                 break
+            if op not in live:
+                continue  # computes nothing the body yields (the kernel format refuses dead code)
             result_dtype = dtype_name(op.results[0].type, op)
             if isinstance(op, arith.ConstantOp):
                 ops.append(k.ScalarOp("constant", (), result_dtype, _scalar_value(op.value)))
@@ -296,3 +299,14 @@ class EntryTranslator:
                                    f"{owner.name} body")
             numbers[op.results[0]] = base + len(ops) - 1
         return tuple(ops), yields
+
+
+def _live_ops(block: Block) -> set[Operation]:
+    """The ops of a body whose results reach its yield, directly or through other ops."""
+    live: set[Operation] = set()
+    needed: set[SSAValue] = set()
+    for op in reversed(list(block.ops)):
+        if isinstance(op, linalg.YieldOp) or any(r in needed for r in op.results):
+            live.add(op)
+            needed.update(op.operands)
+    return live

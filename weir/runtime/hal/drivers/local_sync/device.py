@@ -1,10 +1,14 @@
 """The local-sync device: every queue operation runs inline on the caller's thread, after its
 wait fence is reached. Cheapest possible submission (no thread hand-off) and deterministic, which
-makes it the reference for the asynchronous drivers."""
+makes it the reference for the asynchronous drivers.
+
+The inline wait is bounded by `LocalSyncOptions.wait_timeout_s` and by the calling thread's
+deadline (deadline.py), and Ctrl-C interrupts it; whichever ends it fails the operation's signal
+fence too, so nothing queued behind it waits for a signal that cannot come."""
 
 from __future__ import annotations
 
-from weir.errors import RuntimeFault
+from weir.errors import DeadlineExceeded, RuntimeFault, WaitCycleError
 from weir.runtime.hal.drivers.local_sync.options import LocalSyncOptions
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
@@ -32,10 +36,18 @@ class LocalSyncDevice(LocalDevice):
             self._statistics.record_failed()
             raise RuntimeFault(f"{what}: wait/signal must be fences")
         try:
-            reached = wait.wait(self.options.wait_timeout_s)
+            reached = wait.wait(self.options.wait_timeout_s,
+                                f"waiting inline for the wait fence of {what}")
+        except (DeadlineExceeded, WaitCycleError) as e:
+            # This wait's own end, not an upstream failure: the caller hears of it directly.
+            self._fail(signal, str(e))
+            raise
         except RuntimeFault as e:
             self._fail(signal, str(e))
             return False
+        except BaseException:  # Ctrl-C: the operation never runs, so nothing may wait for it
+            self._fail(signal, f"{what}: interrupted while waiting for its wait fence")
+            raise
         if not reached:
             message = (f"{what}: the wait fence was not reached within "
                        f"{self.options.wait_timeout_s:g} s; local-sync runs queue operations "

@@ -12,6 +12,7 @@ import threading
 import time
 
 from weir.runtime.hal.drivers.local_task.operation import Operation
+from weir.runtime.hal.live_objects import ThreadGroup
 
 # The heap is compacted (operations that stopped waiting dropped) when it grows past twice this
 # or twice its size after the last compaction: amortised O(1) per operation.
@@ -19,7 +20,9 @@ _MIN_COMPACT = 64
 
 
 class DeadlineMonitor:
-    def __init__(self, timeout_s: float | None, name: str) -> None:
+    def __init__(self, timeout_s: float | None, name: str,
+                 threads: ThreadGroup | None = None) -> None:
+        self._group = threads if threads is not None else ThreadGroup()  # counts and joins it
         self._timeout_s = timeout_s
         self._name = name
         self._cond = threading.Condition()
@@ -46,9 +49,7 @@ class DeadlineMonitor:
                 self._compact_at = 2 * max(_MIN_COMPACT, len(self._heap))
             if deadline != math.inf:
                 if self._thread is None:
-                    self._thread = threading.Thread(target=self._loop, name=self._name,
-                                                    daemon=True)
-                    self._thread.start()
+                    self._thread = self._group.start(self._loop, self._name)
                 elif self._heap and self._heap[0][2] is op:
                     self._cond.notify()  # the monitor sleeps until a later deadline
         return True

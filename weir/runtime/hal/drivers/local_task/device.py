@@ -6,7 +6,9 @@ reached. Operations are ordered only by their fences (no implicit FIFO), as in I
   (alloca's signal, dealloca, barrier) signal on the thread that made them ready: waking a
   worker costs 50-100 µs (DESIGN.md §12) and there is nothing for it to do.
 - One monitor thread fails operations whose wait fence is not reached within
-  `wait_timeout_s`, so a wait cycle ends in an error rather than a hang.
+  `wait_timeout_s`, so a wait cycle ends in an error rather than a hang. Sooner than that, a
+  blocked host wait finds cycles among the waiting operations (hal/wait_cycles.py: each one
+  that waits is registered with the semaphores it signals) and raises `WaitCycleError`.
 - Every failure, including a failed wait, is reported through the signal fence with the
   original message."""
 
@@ -14,9 +16,12 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from typing import Sequence
 
 from weir.errors import RuntimeFault
+from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.drivers.local_task.deadlines import DeadlineMonitor
+from weir.runtime.hal.drivers.local_task.execute_work import ExecuteWork
 from weir.runtime.hal.drivers.local_task.operation import Operation
 from weir.runtime.hal.drivers.local_task.options import LocalTaskOptions
 from weir.runtime.hal.drivers.local_task.workers import WorkerPool
@@ -42,9 +47,12 @@ class LocalTaskDevice(LocalDevice):
         super().__init__()
         self.options = options or LocalTaskOptions()
         name = f"weir-local-task-{next(_ids)}"
-        self._pool = WorkerPool(self.options.worker_count, f"{name}-worker", _SHUTDOWN)
-        self._monitor = DeadlineMonitor(self.options.wait_timeout_s, f"{name}-deadlines")
-        workgroups = ParallelWorkgroups(self.options.workgroup_threads, f"{name}-workgroups")
+        self._name = name  # names its operations in wait-cycle reports
+        threads = self._statistics.threads  # every thread below: counted, joined by shutdown
+        self._pool = WorkerPool(self.options.worker_count, f"{name}-worker", _SHUTDOWN, threads)
+        self._monitor = DeadlineMonitor(self.options.wait_timeout_s, f"{name}-deadlines", threads)
+        workgroups = ParallelWorkgroups(self.options.workgroup_threads, f"{name}-workgroups",
+                                        threads)
         self._workgroups = workgroups
         self._stopped = False
         self._finalizer = weakref.finalize(self, _stop, self._pool, self._monitor, workgroups)
@@ -54,20 +62,28 @@ class LocalTaskDevice(LocalDevice):
         return "local-task"
 
     def shutdown(self, wait: bool = True, timeout_s: float | None = None) -> None:
-        """Stops the workers and the monitor. Operations still waiting or queued fail their
-        signal fence ("device shut down"); running ones finish. Later operations fail at once.
-        `wait` joins the threads (each for at most `timeout_s`)."""
+        """Stops the workers, the monitor and the workgroup helpers and frees pooled memory.
+        Operations still waiting or queued fail their signal fence ("device shut down");
+        running ones finish. Later operations fail at once. `wait` joins the threads (each for
+        at most `timeout_s`)."""
         self._stopped = True
         self._finalizer()  # runs _stop once, whether here or at collection
+        super().shutdown(wait, timeout_s)
         if wait:
-            self._pool.join(timeout_s)
-            self._monitor.join(timeout_s)
+            self._statistics.threads.join(timeout_s)
 
     def __enter__(self) -> LocalTaskDevice:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+    def queue_execute(self, wait: Fence | None, signal: Fence,
+                      command_buffers: Sequence[CommandBuffer]) -> None:
+        # As LocalDevice's, with the work as an object that can name its dispatches while the
+        # operation waits (wait-cycle reports).
+        work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups)
+        self._submit("execute", wait, signal, work)
 
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
         if not isinstance(signal, Fence):
@@ -82,7 +98,7 @@ class LocalTaskDevice(LocalDevice):
             signal.fail(_SHUTDOWN.format(what=what))
             return
         op = Operation(what, signal, work, self._ready, keepalive=self,
-                       statistics=self._statistics)
+                       statistics=self._statistics, origin=self._name)
         if op.arm(wait) and not self._monitor.track(op):
             op.expire(_SHUTDOWN.format(what=what))  # shut down while submitting
 

@@ -1,7 +1,12 @@
 """One queue operation of the local-task device: it counts down the timepoints of its wait fence
 through `Semaphore.on_reached` callbacks and leaves the waiting state exactly once, either ready
-(all points reached) or failed (the first failure, a deadline, or shutdown). Settling under a
-lock is what lets semaphore callbacks, the deadline monitor and `shutdown` race safely."""
+(all points reached) or failed (the first failure, a deadline, a wait cycle, or shutdown).
+Settling under a lock is what lets semaphore callbacks, the deadline monitor, a host wait that
+found a cycle and `shutdown` race safely.
+
+An operation that has to wait is registered with the semaphores it signals until it settles
+(`Semaphore.add_signaller`): that is what lets a blocked host wait find wait cycles
+(hal/wait_cycles.py). Operations whose waits are already met are never registered."""
 
 from __future__ import annotations
 
@@ -9,10 +14,14 @@ import threading
 from enum import Enum
 from typing import Callable
 
+from weir.runtime.hal.drivers.local_task.execute_work import ExecuteWork
 from weir.runtime.hal.drivers.local_task.inline import run_inline
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.queue_work import failure_message, run_work
+from weir.runtime.hal.semaphore import Semaphore
 from weir.runtime.hal.statistics import DeviceStatistics
+
+Timepoints = tuple[tuple[Semaphore, int], ...]
 
 
 class _State(Enum):
@@ -22,13 +31,14 @@ class _State(Enum):
 
 
 class Operation:
-    __slots__ = ("what", "signal", "work", "_statistics", "_lock", "_pending", "_state",
-                 "_on_ready", "_keepalive")
+    __slots__ = ("what", "signal", "work", "origin", "_statistics", "_lock", "_pending", "_state",
+                 "_on_ready", "_keepalive", "_waits")
 
     def __init__(self, what: str, signal: Fence, work: Callable[[], object] | None,
                  on_ready: Callable[[Operation], None], keepalive: object,
-                 statistics: DeviceStatistics) -> None:
+                 statistics: DeviceStatistics, origin: str = "") -> None:
         self.what = what
+        self.origin = origin  # the device, in wait-cycle reports
         self.signal = signal
         # The device's counters (not the device): the outcome is counted on whatever thread
         # settles the operation, which may be another device's worker.
@@ -42,6 +52,8 @@ class Operation:
         # The device: kept alive while work is pending, so dropping the last user reference to
         # a device does not shut it down under its own queue.
         self._keepalive: object = keepalive
+        # The wait timepoints while registered as a pending signaller, else None.
+        self._waits: Timepoints | None = None
 
     @property
     def waiting(self) -> bool:
@@ -55,6 +67,12 @@ class Operation:
             self._became_ready()
             return False
         self._pending = len(points)
+        for sem, value in points:
+            if sem.pending(value):
+                # Registered before hooking, so whatever settles it later finds it registered.
+                self._waits = points
+                self.signal.add_signaller(self)
+                break
         for sem, value in points:
             sem.on_reached(value, self._on_point)
             if not self.waiting:
@@ -81,8 +99,21 @@ class Operation:
             self._state = _State.READY
         self._on_ready(self)
 
+    def wait_points(self) -> Timepoints:
+        return self._waits or ()
+
+    def signal_points(self) -> Timepoints:
+        return self.signal.points
+
+    def describe(self) -> str:
+        """`queue execute [exe::entry, ...] on weir-local-task-0`."""
+        work = self.work
+        detail = f" [{', '.join(work.dispatch_names())}]" if isinstance(work, ExecuteWork) else ""
+        return f"{self.what}{detail} on {self.origin or 'local-task'}"
+
     def expire(self, message: str) -> bool:
-        """Fails a still-waiting operation (deadline, shutdown); False if it already moved on."""
+        """Fails a still-waiting operation (deadline, wait cycle, shutdown); False if it already
+        moved on."""
         with self._lock:
             if self._state is not _State.WAITING:
                 return False
@@ -112,7 +143,16 @@ class Operation:
         self.work = None
         self._keepalive = None
         self._on_ready = _already_ready
-        run_inline(lambda: _complete(self.what, self.signal, failure, self._statistics))
+        # The signal fence goes too: its semaphores must not stay alive (and counted as live)
+        # while this operation waits in the deadline heap for the next compaction.
+        signal, self.signal = self.signal, _NO_FENCE
+        if self._waits is not None:
+            self._waits = None
+            signal.remove_signaller(self)
+        run_inline(lambda: _complete(self.what, signal, failure, self._statistics))
+
+
+_NO_FENCE = Fence()
 
 
 def _already_ready(op: Operation) -> None:

@@ -1,7 +1,8 @@
 """A fixed pool of daemon worker threads fed by one queue. Threads start on the first submission
 and their number never changes, so steady-state submission creates no threads; daemon threads
 never hold up interpreter exit. The pool holds no reference to the device, so an unused device can
-be collected (its finalizer stops the pool)."""
+be collected (its finalizer stops the pool). Threads start through the device's `ThreadGroup`, so
+its statistics count them and `shutdown` joins them."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import queue
 import threading
 
 from weir.runtime.hal.drivers.local_task.operation import Operation
+from weir.runtime.hal.live_objects import ThreadGroup
 
 
 class WorkerPool:
-    def __init__(self, count: int, name: str, shutdown_message: str) -> None:
+    def __init__(self, count: int, name: str, shutdown_message: str,
+                 threads: ThreadGroup | None = None) -> None:
         self._count = count
+        self._group = threads if threads is not None else ThreadGroup()
         self._name = name
         self._shutdown_message = shutdown_message  # formatted with the operation's name
         self._queue: queue.SimpleQueue[Operation | None] = queue.SimpleQueue()
@@ -28,9 +32,7 @@ class WorkerPool:
                 return False
             if not self._threads:
                 for i in range(self._count):
-                    t = threading.Thread(target=self._loop, name=f"{self._name}-{i}", daemon=True)
-                    t.start()
-                    self._threads.append(t)
+                    self._threads.append(self._group.start(self._loop, f"{self._name}-{i}"))
             # Under the lock, so nothing is queued behind the stop sentinels.
             self._queue.put(op)
         return True
@@ -43,12 +45,6 @@ class WorkerPool:
             self._stopped = True
             for _ in self._threads:
                 self._queue.put(None)
-
-    def join(self, timeout: float | None = None) -> None:
-        me = threading.current_thread()
-        for t in self._threads:
-            if t is not me:
-                t.join(timeout)
 
     def _loop(self) -> None:
         while (op := self._queue.get()) is not None:

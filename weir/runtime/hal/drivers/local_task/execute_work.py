@@ -1,0 +1,33 @@
+"""The work of a local-task `queue_execute` as an object rather than a closure, so an operation
+that is still waiting can name the dispatches it would run (wait-cycle reports) without the
+device keeping anything per operation."""
+
+from __future__ import annotations
+
+from weir.runtime.hal.command_buffer import CommandBuffer, DispatchCommand
+from weir.runtime.hal.command_execution import execute_command_buffers
+from weir.runtime.hal.statistics import DeviceStatistics, dispatch_names
+from weir.runtime.hal.workgroups import WorkgroupRunner
+
+
+class ExecuteWork:
+    __slots__ = ("command_buffers", "_statistics", "_runner")
+
+    def __init__(self, command_buffers: tuple[CommandBuffer, ...], statistics: DeviceStatistics,
+                 runner: WorkgroupRunner) -> None:
+        self.command_buffers = command_buffers
+        # Captured instead of the device: pending work must not pin it.
+        self._statistics = statistics
+        self._runner = runner
+
+    def __call__(self) -> None:
+        execute_command_buffers(self.command_buffers, self._statistics, self._runner)
+
+    def dispatch_names(self) -> list[str]:
+        """`executable::entry` of each dispatch recorded, in order."""
+        names = []
+        for cb in self.command_buffers:
+            for cmd in cb.commands if isinstance(cb, CommandBuffer) else ():
+                if type(cmd) is DispatchCommand:
+                    names.append(dispatch_names(cmd.executable)[cmd.entry])
+        return names
