@@ -5,6 +5,7 @@ host waits are bounded (`wait(timeout=5)` is a deadline for the workers, not a d
 from __future__ import annotations
 
 import gc
+import re
 import threading
 from typing import Callable, Iterator, Sequence
 
@@ -163,7 +164,15 @@ def test_wait_cycle_ends_in_a_deadline_error() -> None:
         a_done, b_done = Fence.create(), Fence.create()
         dev.queue_barrier(b_done, a_done)  # A waits on B ...
         dev.queue_execute(a_done, b_done, [dispatch_of(lambda _: None)])  # ... and B on A
+        # Learn of A's failure from a callback, not a host wait: a blocked host wait would find
+        # the cycle itself (tests/reliability/test_wait_cycles.py) before the monitor fires.
+        settled: list[str | None] = []
+        done = threading.Event()
+        ((sem, value),) = a_done.points
+        sem.on_reached(value, lambda failure: (settled.append(failure), done.set()))
+        assert done.wait(DEADLINE_S)
         message = r"the wait fence was not reached within 0\.05 s \(a wait cycle"
+        assert settled[0] is not None and re.match("^queue barrier: " + message, settled[0])
         with pytest.raises(RuntimeFault, match="^queue barrier: " + message):
             a_done.wait(timeout=DEADLINE_S)
         # B's wait failed with A's deadline message, carried unchanged.
