@@ -8,11 +8,14 @@ invocation the way each test variant does, synchronously or with the caller's ow
 
 from __future__ import annotations
 
+import gc
+
 from typing import Any
 
 import numpy as np
 
-from weir.runtime.api import BufferView, Fence, Function
+from weir.runtime.api import BufferView, Fence, Function, runtime_statistics
+from weir.runtime.hal.statistics import RuntimeStatistics
 
 PROGRAM = """
 func.func @mul(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
@@ -91,3 +94,9 @@ def call(fn: Function, args: tuple[np.ndarray, ...], own_fences: bool) -> np.nda
     if not signal.wait(DONE_S):
         raise AssertionError(f"{fn.name}: not done {DONE_S:g} s after its wait fence")
     return out.to_numpy_copy()  # type: ignore[no-any-return]
+
+
+def settled() -> RuntimeStatistics:
+    """The process-wide counts once garbage (cycles of finished calls) is collected."""
+    gc.collect()
+    return runtime_statistics()

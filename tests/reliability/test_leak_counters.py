@@ -18,7 +18,7 @@ from typing import Iterator
 
 import numpy as np
 import pytest
-from load_programs import compiled
+from load_programs import compiled, settled
 
 import weir.api as weir
 from weir.errors import RuntimeFault, UsageError
@@ -32,11 +32,6 @@ from weir.runtime.hal.statistics import RuntimeStatistics
 from weir.tools.run_module import main as run_module
 
 JOIN_S = 10.0
-
-
-def settled() -> RuntimeStatistics:
-    gc.collect()
-    return runtime_statistics()
 
 
 def delta(before: RuntimeStatistics, after: RuntimeStatistics) -> dict[str, int]:

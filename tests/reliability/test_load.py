@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 import pytest
-from load_programs import MODELS, TARGETS, call, compiled, expected, inputs
+from load_programs import MODELS, TARGETS, call, compiled, expected, inputs, settled
 
 from weir.runtime.api import Context, Function, Instance, load_module_bytes, runtime_statistics
 from weir.runtime.hal.drivers.local_task import LocalTaskDevice
@@ -38,12 +38,6 @@ def shared_module(target: str, model: str) -> BytecodeModule:
     if key not in _modules:
         _modules[key] = load_module_bytes(compiled(target, model))
     return _modules[key]
-
-
-def settled() -> RuntimeStatistics:
-    """The process-wide counts once garbage (cycles of finished calls) is collected."""
-    gc.collect()
-    return runtime_statistics()
 
 
 def run_threads(body: Callable[[int], None]) -> list[str]:

@@ -63,11 +63,6 @@ class DeadlineMonitor:
             self._cond.notify()
         return waiting
 
-    def join(self, timeout: float | None = None) -> None:
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
-
     def _next_expired(self) -> Operation | None:
         """Blocks until an operation's deadline passes; None once stopped."""
         with self._cond:
