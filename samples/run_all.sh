@@ -68,6 +68,19 @@ weir-compile "$here/multi_device/diamond.mlir" "${mdflags[@]}" \
 weir-run-module --module=diamond.wvm --function=diamond --input=4xf32=1,2,3,4 \
   --device=local-task --device=local-task --device=local-task
 
+say "async_dialect: two independent async.execute branches joined at the end (seed 003)"
+weir-compile "$here/async_dialect/two_branches.mlir" -o two_branches.wvm
+weir-run-module --module=two_branches.wvm --device=local-task --function=two_branches \
+  --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8 --expected_output=4xf32=11,16,23,32
+say "async_dialect: the branches as separate execute regions joined by a timepoint"
+weir-compile "$here/async_dialect/two_branches.mlir" --compile-to=stream \
+  | grep -E 'stream.cmd.execute|stream.timepoint.join' | cut -c1-100
+say "async_dialect: each branch on the device its region names"
+weir-compile "$here/async_dialect/two_devices.mlir" --iree-hal-target-device=device_a=local[0] \
+  --iree-hal-target-device=device_b=local[1] -o two_devices.wvm
+weir-run-module --module=two_devices.wvm --device=local-task --device=local-task \
+  --function=two_devices --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8 --print_statistics
+
 say "check_module: a test module written with check ops, run by weir-check-module"
 weir-compile --iree-hal-target-backends=llvm-cpu "$here/check_module/tests.mlir" -o tests.wvm
 weir-check-module --module=tests.wvm --device=local-task

@@ -62,7 +62,7 @@ def test_every_queue_operation_kind_is_counted(make_device: Callable[[str], Devi
         "queue_submitted": zero_counts(), "queue_completed": 0, "queue_failed": 0,
         "command_buffers_executed": 0, "dispatches_executed": 0, "dispatches_by_entry_point": {},
         "queue_pending": 0, "buffers_alive": 0, "buffer_bytes_alive": 0, "pooled_bytes": 0,
-        "threads_alive": 0}
+        "threads_alive": 0, "in_flight": 0, "in_flight_peak": 0, "in_flight_peak_ops": ()}
     fences = [Fence.create() for _ in range(7)]
     buf = dev.queue_alloca(None, fences[0], 8)
     dev.queue_fill(fences[0], fences[1], buf, 0, 8, b"\x03")

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from weir.dialects import async_
 from weir.ir.upstream import Attribute, Block, BlockArgument, Operation, scf, SSAValue
 
 HOST_CONTROL_FLOW: tuple[type[Operation], ...] = (
     scf.ForOp, scf.IfOp, scf.IndexSwitchOp, scf.WhileOp)
+# Ops whose regions hold host code: control flow, and `async.execute` regions until the stream
+# phase gives them their timepoints (stream/async_regions.py).
+HOST_REGIONS: tuple[type[Operation], ...] = (*HOST_CONTROL_FLOW, async_.ExecuteOp)
 # Ops that run one of their regions once and yield its values as their results.
 BRANCHES: tuple[type[Operation], ...] = (scf.IfOp, scf.IndexSwitchOp)
 REGION_EXITS: tuple[type[Operation], ...] = (scf.YieldOp, scf.ConditionOp)
@@ -30,11 +34,11 @@ def nested_blocks(op: Operation) -> list[Block]:
 
 
 def host_blocks_innermost_first(block: Block) -> list[Block]:
-    """`block` and every block nested in it through host control flow, each after the blocks
-    nested in it: a pass that forms or cleans up per block then sees inner blocks first."""
+    """`block` and every block nested in it through host regions, each after the blocks nested
+    in it: a pass that forms or cleans up per block then sees inner blocks first."""
     out: list[Block] = []
     for op in block.ops:
-        if isinstance(op, HOST_CONTROL_FLOW):
+        if isinstance(op, HOST_REGIONS):
             for inner in nested_blocks(op):
                 out.extend(host_blocks_innermost_first(inner))
     out.append(block)

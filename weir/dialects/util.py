@@ -6,7 +6,16 @@ so a test of an op really runs the op instead of checking a result the compiler 
     %n = util.unfoldable_constant 7 : i32
 
 The input phase (`lower-unfoldable-constants`) turns a tensor one into a constant that lives in
-the module's rodata, which no later pass clones or folds into a dispatch."""
+the module's rodata, which no later pass clones or folds into a dispatch.
+
+Globals are declared as IREE spells them, so that the input phase can reject the programs whose
+async regions share one without an explicit dependency (`verify-async-regions`); weir does not
+compile globals yet (`check-supported-ops` rejects them):
+
+    util.global private mutable @counter : tensor<4xf32>
+    util.global private @table = dense<1.0> : tensor<4xf32>
+    %v = util.global.load @counter : tensor<4xf32>
+    util.global.store %v, @counter : tensor<4xf32>"""
 
 from __future__ import annotations
 
@@ -15,12 +24,24 @@ from xdsl.dialects.builtin import (
     DenseResourceAttr,
     FloatAttr,
     IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
     TensorType,
+    UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, result_def
+from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -70,5 +91,157 @@ class UnfoldableConstantOp(IRDLOperation):
             raise VerifyException(f"the constant's type {t} must have a static shape")
 
 
-UTIL = Dialect("util", [UnfoldableConstantOp], [])
+_VISIBILITIES = ("public", "private", "nested")
+
+
+@irdl_op_definition
+class GlobalOp(IRDLOperation):
+    """`util.global [visibility] [mutable] @name [attr-dict] (: type | = value [: type])`: the
+    type is the value's own when it has one (`= dense<1.0> : tensor<4xf32>`)."""
+
+    name = "util.global"
+    sym_name = prop_def(StringAttr)
+    sym_visibility = opt_prop_def(StringAttr)
+    type = prop_def(Attribute)
+    initial_value = opt_prop_def(Attribute)
+    is_mutable = opt_prop_def(UnitAttr)
+    traits = traits_def(SymbolOpInterface())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalOp:
+        properties: dict[str, Attribute] = {}
+        for visibility in _VISIBILITIES:
+            if parser.parse_optional_keyword(visibility) is not None:
+                properties["sym_visibility"] = StringAttr(visibility)
+                break
+        if parser.parse_optional_keyword("mutable") is not None:
+            properties["is_mutable"] = UnitAttr()
+        properties["sym_name"] = parser.parse_symbol_name()
+        attrs = parser.parse_optional_attr_dict()
+        if parser.parse_optional_punctuation("=") is not None:
+            start = parser.pos
+            value = parser.parse_attribute()
+            properties["initial_value"] = value
+            t = parser.parse_type() if parser.parse_optional_punctuation(":") is not None \
+                else value_type(value)
+            if t is None:
+                parser.raise_error(f"util.global's initial value {value} has no type: write "
+                                   "it as `= value : type`", start, parser.pos)
+        else:
+            parser.parse_punctuation(":")
+            t = parser.parse_type()
+        properties["type"] = t
+        op = cls.build(properties=properties)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.sym_visibility is not None:
+            printer.print_string(f" {self.sym_visibility.data}")
+        if self.is_mutable is not None:
+            printer.print_string(" mutable")
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_op_attributes(self.attributes)
+        if self.initial_value is None:
+            printer.print_string(" : ")
+            printer.print_attribute(self.type)
+            return
+        printer.print_string(" = ")
+        printer.print_attribute(self.initial_value)
+        if value_type(self.initial_value) != self.type:
+            printer.print_string(" : ")
+            printer.print_attribute(self.type)
+
+    def verify_(self) -> None:
+        if self.sym_visibility is not None and self.sym_visibility.data not in _VISIBILITIES:
+            raise VerifyException(f"visibility must be one of {', '.join(_VISIBILITIES)}, got "
+                                  f"'{self.sym_visibility.data}'")
+        if self.initial_value is not None:
+            t = value_type(self.initial_value)
+            if t is not None and t != self.type:
+                raise VerifyException(f"@{self.sym_name.data} is {self.type} but its initial "
+                                      f"value is {t}")
+
+
+def _referenced_global(op: Operation, ref: SymbolRefAttr, t: Attribute) -> GlobalOp:
+    """The global `ref` names; it must exist and have the type the access is written with."""
+    try:
+        found = SymbolTable.lookup_symbol(op, ref)
+    except ValueError:  # not inside a module (yet): nothing to look the name up in
+        found = None
+    if found is None:
+        raise VerifyException(f"@{ref.string_value()} is not defined (expected a util.global)")
+    if not isinstance(found, GlobalOp):
+        raise VerifyException(f"@{ref.string_value()} is a '{found.name}', not a util.global")
+    if found.type != t:
+        raise VerifyException(f"@{ref.string_value()} is {found.type}, not {t}")
+    return found
+
+
+@irdl_op_definition
+class GlobalLoadOp(IRDLOperation):
+    """`util.global.load @name [attr-dict] : type`"""
+
+    name = "util.global.load"
+    global_ = prop_def(SymbolRefAttr, prop_name="global")
+    result = result_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalLoadOp:
+        ref = SymbolRefAttr(parser.parse_symbol_name())
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        op = cls.build(result_types=[parser.parse_type()], properties={"global": ref})
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.global_)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        _referenced_global(self, self.global_, self.result.type)
+
+
+@irdl_op_definition
+class GlobalStoreOp(IRDLOperation):
+    """`util.global.store %value, @name [attr-dict] : type`"""
+
+    name = "util.global.store"
+    value = operand_def()
+    global_ = prop_def(SymbolRefAttr, prop_name="global")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalStoreOp:
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        ref = SymbolRefAttr(parser.parse_symbol_name())
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        value = parser.resolve_operand(unresolved, parser.parse_type())
+        op = cls.build(operands=[value], properties={"global": ref})
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_attribute(self.global_)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        found = _referenced_global(self, self.global_, self.value.type)
+        if found.is_mutable is None:
+            raise VerifyException(f"@{self.global_.string_value()} is not mutable: declare it "
+                                  "`util.global mutable` to store to it")
+
+
+UTIL = Dialect("util", [UnfoldableConstantOp, GlobalOp, GlobalLoadOp, GlobalStoreOp], [])
 DIALECT = UTIL

@@ -200,8 +200,11 @@ class DiagnosingParser(Parser):
         earlier = known if known is not None else forward
         if earlier is not None and earlier.type != type:
             how = "has type" if known is not None else "was first used as"
+            # Named, not imported: weir/ir sits below weir/dialects (tests/test_layers.py).
+            hint = (f" (await it first: async.await {operand.span.text} : {earlier.type})"
+                    if earlier.type.name == "async.value" else "")
             self.raise_error(f"'{operand.span.text}' {how} {earlier.type}, but is used here as "
-                             f"{type}", operand.span)
+                             f"{type}{hint}", operand.span)
         if name not in self.ssa_values:
             self._first_use.setdefault(name, operand.span)
         return super().resolve_operand(operand, type)

@@ -14,6 +14,7 @@
 buffers) and returns numpy copies; `invoke_views` is the low-level form on BufferViews. Both take
 `timeout=` seconds: every wait of the call (and every host loop) stops there with
 `DeadlineExceeded`; `with deadline(seconds, "what"):` bounds several calls at once.
+`await fn.call_async(...)` is the call from asyncio (asyncio_bridge.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from weir.errors import InputError, LoadError, RuntimeFault, WeirError
 from weir.runtime.abi_scalars import declared_scalar_types, scalar_argument, scalar_result
 from weir.format.image import CallModel, Signature
 from weir.format.module_file import deserialize, load_file
+from weir.runtime.asyncio_bridge import await_scheduled, run_in_executor
 from weir.runtime.hal.buffer import Allocator
 from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.hal.deadline import deadline
@@ -194,14 +196,38 @@ class Function:
         if timeout is not None:
             with deadline(timeout, self.name):
                 return self(*args)
+        vm_args = self._to_vm_args(args)
+        return self._from_vm_results(
+            self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args))
+
+    async def call_async(self, *args: Any, timeout: float | None = None) -> Any:
+        """`await fn.call_async(*args)`: `fn(*args)` (same conversions, errors and `timeout`)
+        without blocking the event loop. A coarse-fences function is invoked on the loop's
+        thread and its signal fence awaited; a synchronous one runs on the loop's default
+        executor. Cancelling the await leaves the work to finish in the background and drops
+        its results (asyncio_bridge.py)."""
+        if self._coarse:
+            results = await await_scheduled(
+                self.name, timeout,
+                lambda signal: self.invoke_async(self._to_vm_args(args), Fence(), signal))
+            return self._from_vm_results(results)
+        vm_args = self._to_vm_args(args)  # copied now, as `fn(*args)` does, not on the thread
+        return await run_in_executor(
+            self.name, timeout, lambda: self._from_vm_results(self._invoke(vm_args)))
+
+    def _to_vm_args(self, args: Sequence[Any]) -> list[Any]:
+        """Arity checked, arrays copied into fresh device buffers, scalars checked."""
         if len(args) != self._num_user_args:
             self._check_arity(args)
         allocator = self._allocator
         try:
-            vm_args = [convert(a, allocator) for convert, a in zip(self._converters, args)]
+            return [convert(a, allocator) for convert, a in zip(self._converters, args)]
         except InputError as e:
             raise self._which_argument(args, e) from None
-        results = self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args)
+
+    def _from_vm_results(self, results: tuple[Any, ...]) -> Any:
+        """numpy copies (later calls cannot change them); one result as is, several as a tuple,
+        none as None."""
         if self._result_converters:
             results = tuple(convert(r) for convert, r in zip(self._result_converters, results))
         if len(results) == 1:

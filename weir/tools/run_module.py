@@ -64,7 +64,8 @@ PARSER = FlagParser(TOOL, "--module=FILE [--function=NAME] [--input=VALUE ...] [
     Flag("output_max_element_count", "int", "Elements of a result to print before eliding the "
          "rest with '...'.", default=DEFAULT_MAX_ELEMENT_COUNT, metavar="N"),
     Flag("print_statistics", "bool", "Print the invocation time, each device's queue and "
-         "dispatch counts, and what is still alive (buffers, pooled memory, pending queue "
+         "dispatch counts, how many queue operations executed at once (at most, and which), "
+         "and what is still alive (buffers, pooled memory, pending queue "
          "operations, threads, semaphores; per device and for the process) to stderr on exit.",
          default=False),
     Flag("deadline_ms", "int", "Milliseconds the invocation may take; past them every wait "
@@ -171,7 +172,16 @@ def device_statistics(devices: Sequence[Any], names: Sequence[str]) -> str:
         lines.append(f"[statistics] {label} {device.driver_name}: queue {queue} "
                      f"(completed={stats['queue_completed']} failed={stats['queue_failed']}); "
                      f"dispatches: {dispatches}\n")
+        lines.append(in_flight_line(f"device[{i}]", stats))
     return "".join(lines)
+
+
+def in_flight_line(label: str, stats: Mapping[str, Any]) -> str:
+    """How many queue operations are executing now, the most that ever executed at once, and
+    which ones those were (when the peak was first reached, in start order)."""
+    peak_ops = "; ".join(stats["in_flight_peak_ops"])
+    return (f"[statistics] {label} in flight: now={stats['in_flight']} "
+            f"peak={stats['in_flight_peak']}" + (f" ({peak_ops})" if peak_ops else "") + "\n")
 
 
 def live_statistics(devices: Sequence[Any], runtime: Mapping[str, int]) -> str:

@@ -12,6 +12,8 @@ HOST_TENSOR_OPS = frozenset(
      "flow.dispatch", "tensor.empty", "tensor.dim", "tensor.extract",
      "arith.constant", "func.return", "func.call", "flow.tensor.transfer",
      "scf.for", "scf.if", "scf.index_switch", "scf.while", "scf.yield", "scf.condition",
+     # Values in and out of async regions, which the stream phase turns into timepoints.
+     "async.yield", "async.await",
      # Metadata only: the stream phase aliases the source's resource with the new shape.
      "tensor.collapse_shape", "tensor.expand_shape", "tensor.reshape", "tensor.cast"}
 )

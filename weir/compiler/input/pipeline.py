@@ -6,10 +6,13 @@ from weir.compiler.input.check_supported_ops import CheckSupportedOps
 from weir.compiler.input.generalize_named_ops import GeneralizeNamedOps
 from weir.compiler.input.lower_unfoldable_constants import LowerUnfoldableConstants
 from weir.compiler.input.verify import verify_input
+from weir.compiler.input.verify_async_regions import VerifyAsyncRegions
 from weir.compiler.pass_base import Pass
 
 PASSES: tuple[Pass, ...] = (
-    # First, so that every later pass may assume it only sees ops it knows.
+    # First: a race between async regions (through a global) is the error to report, not globals.
+    VerifyAsyncRegions(),
+    # Next, so that every later pass may assume it only sees ops it knows.
     CheckSupportedOps(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).
     GeneralizeNamedOps(),

@@ -59,6 +59,9 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         # Host control flow (structured; lowered to VM branches in the vm phase). scf.parallel,
         # scf.forall and scf.execute_region stay unsupported.
         "scf.for", "scf.if", "scf.index_switch", "scf.while", "scf.yield", "scf.condition",
+        # Explicit concurrency (checked by verify-async-regions; regions become stream work
+        # waiting on the timepoints of their dependencies in the stream phase).
+        "async.execute", "async.await", "async.yield",
     }
 )
 

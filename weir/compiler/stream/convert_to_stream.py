@@ -37,12 +37,13 @@ from weir.compiler.host_control_flow import (
 )
 from weir.compiler.pass_base import Pass
 from weir.compiler.stream.affinity_analysis import place, Placement
+from weir.compiler.stream.async_regions import AsyncRegionConversion
 from weir.compiler.stream.push_constants import encode_push_constant
 from weir.compiler.shapes import dims_per_result
 from weir.compiler.tensor_shapes import check_reshape_at_run_time, RESHAPE_OPS, reshaped_dims
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
-from weir.dialects import flow, hal, stream
+from weir.dialects import async_, flow, hal, stream
 from weir.format.element_types import BY_NAME
 from weir.ir.diagnostics import error_at
 from weir.ir.hal_attrs import DeviceAffinityAttr
@@ -95,7 +96,7 @@ def _leaves_function(value: SSAValue) -> bool:
             return True
         if isinstance(user, flow.TensorTransferOp) and _leaves_function(user.result):
             return True
-        if isinstance(user, (*REGION_EXITS, *HOST_CONTROL_FLOW)):
+        if isinstance(user, (*REGION_EXITS, *HOST_CONTROL_FLOW, async_.YieldOp)):
             return True  # carried across a region boundary: lives as long as the loop needs it
     return False
 
@@ -113,7 +114,7 @@ class ConvertToStream(Pass):
                 _FunctionConverter(block, place(block, state.devices), state.devices).run()
 
 
-class _FunctionConverter:
+class _FunctionConverter(AsyncRegionConversion):
     def __init__(self, block: Block, placement: Placement, table: DeviceTable):
         self.block = block
         self.placement = placement
@@ -127,6 +128,9 @@ class _FunctionConverter:
         self.dead_args: list[BlockArgument] = []
         # What each region exit passes values on to, noted before block arguments change.
         self.exit_targets: dict[Operation | None, list[SSAValue]] = {}
+        self.frontier: SSAValue | None = None
+        self.ready_at: dict[SSAValue, SSAValue | None] = {}
+        self.scalar_values: dict[SSAValue, SSAValue] = {}
 
     def run(self) -> None:
         self._convert_block(self.block)
@@ -134,6 +138,10 @@ class _FunctionConverter:
             op.detach()
             op.erase()
         erase_arguments(self.dead_args)
+        for op in reversed(list(self.block.walk())):  # joins that flattened joins replaced
+            if isinstance(op, stream.TimepointJoinOp) and not op.result.uses:
+                op.detach()
+                op.erase()
 
     def _convert_block(self, block: Block) -> None:
         for op in list(block.ops):
@@ -142,6 +150,10 @@ class _FunctionConverter:
                 self._control_flow(op, b)
             elif isinstance(op, REGION_EXITS):
                 self._region_exit(op, b)
+            elif isinstance(op, async_.ExecuteOp):
+                self._async_execute(op, b)
+            elif isinstance(op, async_.AwaitOp):
+                self._async_await(op, b)
             elif isinstance(op, hal.TensorImportOp):
                 self._import(op, b)
             elif isinstance(op, EmptyOp):
@@ -164,6 +176,8 @@ class _FunctionConverter:
                 self._transfer(op, b)
             elif isinstance(op, RESHAPE_OPS):
                 self._reshape(op, b)
+            elif isinstance(op, async_.YieldOp):
+                pass  # read by the enclosing region's conversion
             elif any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
                 raise error_at(op, f"'{op.name}' on tensors cannot run on the host")
 
@@ -248,11 +262,12 @@ class _FunctionConverter:
                     self.resources[old] = self._carried_resource(list(new),
                                                                  self._carried_device(old))
                     self.dead_args.append(old)
-        outer_moved = self.moved
+        outer_moved, outer_frontier = self.moved, self.frontier
         for block in nested_blocks(op):
-            # A transfer made inside a region is not visible after it.
+            # A transfer made inside a region is not visible after it, nor is a token awaited.
             self.moved = dict(outer_moved)
             self._convert_block(block)
+            self.frontier = outer_frontier
         self.moved = outer_moved
         if not crosses:
             return
@@ -347,8 +362,9 @@ class _FunctionConverter:
                            b: Builder) -> Resource:
         assert source.device is not None
         size = self._sizeof(t, source.dims, b)
+        wait = self._join([source.ready, self.frontier], b)
         transfer = b.insert(stream.AsyncTransferOp.build(
-            operands=[source.value, size, [source.ready] if source.ready is not None else []],
+            operands=[source.value, size, [wait] if wait is not None else []],
             result_types=[stream.ResourceType(lifetime), stream.TimepointType()],
             properties={"source_affinity": _on(source.device), "target_affinity": _on(device)}))
         return Resource(transfer.result, source.dims, transfer.result_timepoint, device)
@@ -376,14 +392,8 @@ class _FunctionConverter:
         self.dead.append(op)
 
     def _await_all(self, resources: list[Resource], b: Builder) -> SSAValue | None:
-        points = [r.ready for r in resources if r.ready is not None]
-        unique = list(dict.fromkeys(points))
-        if not unique:
-            return None
-        if len(unique) == 1:
-            return unique[0]
-        return b.insert(stream.TimepointJoinOp.build(
-            operands=[unique], result_types=[stream.TimepointType()])).result
+        """When `resources` are ready and everything the current scope waits for has run."""
+        return self._join([*(r.ready for r in resources), self.frontier], b)
 
     def _execute(self, body: Block, after: list[Resource], device: str, b: Builder) -> SSAValue:
         """Submits the commands in `body` to `device`'s queue once every resource in `after` is

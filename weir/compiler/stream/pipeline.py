@@ -11,7 +11,8 @@ from weir.compiler.stream.verify import verify_stream
 PASSES: tuple[Pass, ...] = (
     # Executables first, so dispatches can name them.
     ConvertExecutables(),
-    # Tensors become sized resources; dispatches become command sequences on timepoints.
+    # Tensors become sized resources; dispatches become command sequences on timepoints, and
+    # async.execute regions the timepoints their dependencies and their work give them.
     ConvertToStream(),
     # Devices that share memory use one allocation instead of copying between them.
     ElideTransfers(),

@@ -1,4 +1,4 @@
-"""Exit contract of `stream`: no tensor value is left on the host."""
+"""Exit contract of `stream`: no tensor value and no async region is left on the host."""
 
 from __future__ import annotations
 
@@ -12,5 +12,8 @@ def verify_stream(module: ModuleOp, state: CompilationState) -> None:
         if not isinstance(fn, func.FuncOp):
             continue
         for op in fn.walk():
+            if op.name.startswith("async."):
+                raise error_at(op, f"'{op.name}' is left after the stream phase (async regions "
+                                   "become timepoints there)")
             if any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
                 raise error_at(op, f"'{op.name}' still holds a tensor after the stream phase")

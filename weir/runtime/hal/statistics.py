@@ -4,6 +4,12 @@ pooled memory, pending queue operations, threads; per device and for the whole p
 `runtime_statistics()`), so a leak shows in the runtime's own numbers (live_objects.py says how
 they are counted at next to no cost).
 
+The device also records which queue operations are executing (their work started on a worker, or
+inline, and has not ended) and the most that ever executed at once, with the operations that made
+up that peak when it was first reached: tests prove that independent work overlapped from the
+runtime's own record instead of from wall-clock timing. Only the operations executing now and the
+peak's descriptions are kept.
+
 Counters, never logs: a program run 10,000 times grows no memory here, except one entry per
 distinct entry point actually dispatched. One lock per device guards them because local-task
 worker threads (and whichever thread settles a fence) update them concurrently; each update is a
@@ -46,6 +52,9 @@ class StatisticsSnapshot(TypedDict):
     buffer_bytes_alive: int
     pooled_bytes: int  # memory of dead buffers the allocator keeps for reuse (not alive)
     threads_alive: int  # threads the device started that have not ended
+    in_flight: int  # queue operations whose work is executing now (see `record_started`)
+    in_flight_peak: int  # the most ever executing at once on this device
+    in_flight_peak_ops: tuple[str, ...]  # what executed when the peak was first reached, by start
 
 
 class RuntimeStatistics(TypedDict):
@@ -64,6 +73,22 @@ class RuntimeStatistics(TypedDict):
 class _Pool(Protocol):
     @property
     def pooled_bytes(self) -> int: ...
+
+
+class ExecutingOperation(Protocol):
+    """A queue operation as the in-flight record holds it: by identity while it executes, and
+    described only when it is part of a new peak (rare: the peak only grows)."""
+
+    def describe(self) -> str: ...
+
+
+def _describe(op: ExecutingOperation) -> str:
+    """Runs under the statistics lock on a worker's path: a failing `describe` must neither
+    escape into the worker (the operation would never settle) nor lose the peak."""
+    try:
+        return op.describe()
+    except Exception as e:
+        return f"{type(op).__name__} (describe failed: {type(e).__name__}: {e})"
 
 
 def dispatch_name(executable: Executable, entry: int) -> str:
@@ -111,6 +136,10 @@ class DeviceStatistics:
         self._command_buffers = 0
         self._dispatches = 0
         self._by_entry_point: dict[str, int] = {}
+        # The operations executing now, in start order (a dict as an ordered set).
+        self._executing: dict[ExecutingOperation, None] = {}
+        self._peak = 0
+        self._peak_ops: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------------------- reading
 
@@ -149,12 +178,25 @@ class DeviceStatistics:
     def pooled_bytes(self) -> int:
         return 0 if self._pool is None else self._pool.pooled_bytes
 
+    @property
+    def in_flight(self) -> int:
+        return len(self._executing)
+
+    @property
+    def in_flight_peak(self) -> int:
+        return self._peak
+
+    @property
+    def in_flight_peak_ops(self) -> tuple[str, ...]:
+        return self._peak_ops
+
     def snapshot(self) -> StatisticsSnapshot:
         with self._lock:
             submitted = dict(self._submitted)
             completed, failed = self._completed, self._failed
             command_buffers, dispatches = self._command_buffers, self._dispatches
             by_entry_point = dict(self._by_entry_point)
+            in_flight, peak, peak_ops = len(self._executing), self._peak, self._peak_ops
         return StatisticsSnapshot(
             queue_submitted=submitted,
             queue_completed=completed,
@@ -167,6 +209,9 @@ class DeviceStatistics:
             buffer_bytes_alive=self.buffers.nbytes,
             pooled_bytes=self.pooled_bytes,
             threads_alive=self.threads.alive,
+            in_flight=in_flight,
+            in_flight_peak=peak,
+            in_flight_peak_ops=peak_ops,
         )
 
     def count_pool(self, pool: _Pool) -> None:
@@ -204,6 +249,23 @@ class DeviceStatistics:
             by_entry_point = self._by_entry_point
             for name in dispatches:
                 by_entry_point[name] = by_entry_point.get(name, 0) + 1
+
+    def record_started(self, op: ExecutingOperation) -> None:
+        """`op`'s work starts executing now. Drivers call it only for operations with work
+        (barriers, alloca's signal and dealloca do not execute anything) and pair it with
+        `record_ended`."""
+        with self._lock:
+            executing = self._executing
+            executing[op] = None
+            if len(executing) > self._peak:
+                self._peak = len(executing)
+                self._peak_ops = tuple(_describe(o) for o in executing)
+
+    def record_ended(self, op: ExecutingOperation) -> None:
+        """`op`'s work ended, whether it succeeded or failed. Drivers call it before they settle
+        the signal fence: an operation that the signal starts never overlaps its producer."""
+        with self._lock:
+            self._executing.pop(op, None)
 
     def __repr__(self) -> str:
         s = self.snapshot()

@@ -63,7 +63,12 @@ class LocalSyncDevice(LocalDevice):
         if wait is not None and not self._wait(wait, signal, what):
             return
         if work is not None:
-            failure = run_work(what, work)
+            op = _InlineOperation(what)
+            self._statistics.record_started(op)
+            try:
+                failure = run_work(what, work)
+            finally:  # before the signal, as on local-task
+                self._statistics.record_ended(op)
             if failure is not None:
                 self._fail(signal, failure)
                 return
@@ -73,3 +78,18 @@ class LocalSyncDevice(LocalDevice):
         except RuntimeFault:
             self._statistics.record_signal_refused()
             raise
+
+
+class _InlineOperation:
+    """What the in-flight record holds while local-sync runs an operation's work inline: an
+    identity, and a description only asked for when the operation is part of a new peak (peaks
+    above 1 only when several host threads submit to one device at once)."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def describe(self) -> str:
+        """`queue execute on local-sync`: the work is a closure, so no dispatch names."""
+        return f"{self.what} on local-sync"

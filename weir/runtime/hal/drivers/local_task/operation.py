@@ -122,12 +122,20 @@ class Operation:
         return True
 
     def run(self) -> None:
-        """Runs the work on a worker thread, then signals or fails the signal fence."""
+        """Runs the work on a worker thread, then signals or fails the signal fence. The work's
+        end is recorded before the signal, which may start dependent operations at once."""
         work = self.work
+        if work is None:
+            self.finish(None)
+            return
+        statistics = self._statistics
+        statistics.record_started(self)
         try:
-            failure = None if work is None else run_work(self.what, work)
+            failure = run_work(self.what, work)
         except BaseException as e:  # SystemExit from a kernel must not take a worker down
             failure = failure_message(self.what, e)
+        finally:
+            statistics.record_ended(self)
         # Release what the work captured before the signal wakes the host, which may drop the
         # call's buffers and allocate the next ones at once (the pool reuses only free memory).
         work = None
