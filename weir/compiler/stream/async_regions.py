@@ -20,6 +20,8 @@ returning as soon as its work is scheduled, whatever regions it holds."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from weir.compiler.stream.affinity_analysis import Placement
@@ -76,7 +78,7 @@ class AsyncRegionConversion:
             else:
                 arg.replace_all_uses_with(self.scalar_values[operand])
         body = op.body.block
-        if deps is not None and _calls_other_modules(body):
+        if deps is not None and _calls_other_modules(body.ops):
             Builder(InsertPoint.at_start(body)).insert(
                 stream.TimepointAwaitOp.build(operands=[[deps]]))
         outer = self.frontier
@@ -103,9 +105,7 @@ class AsyncRegionConversion:
         for result, value in zip(op.values, yielded, strict=True):
             self.ready_at[result] = token
             if isinstance(value.type, TensorType):
-                source = self.resources[value]
-                self.resources[result] = type(source)(source.value, source.dims, token,
-                                                      source.device, source.fenced)
+                self.resources[result] = replace(self.resources[value], ready=token)
             else:
                 self.scalar_values[result] = value
 
@@ -120,7 +120,7 @@ class AsyncRegionConversion:
         if ready is None:
             return
         self.frontier = self._join([self.frontier, ready], b)
-        if _calls_other_modules_after(op):
+        if _calls_other_modules(_following(op)):
             b.insert(stream.TimepointAwaitOp.build(operands=[[ready]]))
 
 
@@ -131,16 +131,13 @@ _DERIVED_TIMEPOINTS = (stream.TimepointJoinOp, stream.TimepointImmediateOp,
 _SUBMISSIONS = (stream.CmdExecuteOp, stream.AsyncTransferOp)
 
 
-def _calls_other_modules(block: Block) -> bool:
-    return any(isinstance(op, func.CallOp) for inner in block.ops for op in inner.walk())
+def _calls_other_modules(ops: Iterable[Operation]) -> bool:
+    return any(isinstance(inner, func.CallOp) for op in ops for inner in op.walk())
 
 
-def _calls_other_modules_after(op: Operation) -> bool:
-    block = op.parent_block()
-    assert block is not None
-    following = False
-    for other in block.ops:
-        if following and any(isinstance(o, func.CallOp) for o in other.walk()):
-            return True
-        following = following or other is op
-    return False
+def _following(op: Operation) -> Iterator[Operation]:
+    """The ops after `op` in its block."""
+    after = op.next_op
+    while after is not None:
+        yield after
+        after = after.next_op
