@@ -5,14 +5,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test stress clean bench iree-venv
+.PHONY: venv demo test stress clean bench iree-venv conformance
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,torch]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -26,6 +26,15 @@ test: $(STAMP)
 # 10,000-invocation memory runs, 8 threads x 1,000 invocations (docs/reliability.md).
 stress: $(STAMP)
 	$(BIN)/python -m pytest tests/reliability --stress
+
+# IREE's e2e check programs (../shared/iree-e2e) on llvm-cpu/local-task and vmvx/local-sync:
+# the table per folder and target, each failure with its reason, results in conformance/results/;
+# fails only if a file of conformance/passing.txt (the files `make test` keeps passing) fails.
+# CONFORMANCE_FLAGS="--folders linalg --targets llvm-cpu" runs a part of it.
+CONFORMANCE_FLAGS ?=
+
+conformance: $(STAMP)
+	$(BIN)/python -m conformance --require-list $(CONFORMANCE_FLAGS)
 
 # The benchmark suite: weir against numpy (and IREE with IREE_VENV=.venv-iree) on this machine,
 # with the machine's own bandwidth and FLOP/s limits; writes benchmarks/results/.

@@ -34,3 +34,10 @@ def test_format_imports_neither_compiler_nor_runtime() -> None:
     """weir/format is what the two share, so it can depend on neither."""
     assert _offenders("format", "weir.compiler") == []
     assert _offenders("format", "weir.runtime") == []
+
+
+def test_compiler_runtime_and_format_never_import_frontends_or_frameworks() -> None:
+    """The frameworks are optional extras: only weir/frontends may import them."""
+    for folder in ("compiler", "runtime", "format"):
+        for forbidden in ("weir.frontends", "torch", "torch_mlir"):
+            assert _offenders(folder, forbidden) == []

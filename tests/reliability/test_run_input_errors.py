@@ -117,8 +117,8 @@ TOOL_CASES: list[tuple[str, list[str], str, bool]] = [
     ("text named .npy", ["--module=mul.wvm", "--input=@text.npy", "--input=4xf32=1"],
      "--input '@text.npy': 'text.npy' is not a numpy .npy array (bad magic)", False),
     ("truncated .npy", ["--module=mul.wvm", "--input=@trunc.npy", "--input=4xf32=1"],
-     "--input '@trunc.npy': 'trunc.npy' is not a readable .npy array: EOF: reading array data, "
-     "expected 16 bytes got 13", False),
+     "--input '@trunc.npy': 'trunc.npy' is not a readable .npy array: its header promises 16 "
+     "bytes of data, the file has 13", False),
     ("no arrays left", ["--module=mul.wvm", "--input=@a.npy", "--input=+a.npy"],
      "--input '+a.npy': 'a.npy' has no more arrays (read 1)", False),
     (".npy read as raw data", ["--module=mul.wvm", "--input=4xf32=@a.npy", "--input=4xf32=1"],

@@ -123,6 +123,16 @@ def test_fail_raises_a_runtime_fault_with_the_message() -> None:
         _context(_module("m", (f,), ("boom",))).lookup("boom")()
 
 
+def test_fail_with_values_names_them_after_the_message() -> None:
+    # Through the module file, so the values survive serialisation and verification too.
+    f = fn("sizes", "0II_", 3, (0, 1), [Const(2, "sizes differ"), Fail(2, (0, 1))])
+    image = ModuleImage(name="m", dependencies=(), imports=(), exports=(ExportDef("sizes", 0),),
+                        functions=(f,))
+    run = _context(load_module_bytes(serialize(image))).lookup("m.sizes")
+    with pytest.raises(RuntimeFault, match="^sizes differ: 5 vs 4$"):
+        run(5, 4)
+
+
 def _counter_module() -> BytecodeModule:
     bump = fn("bump", "0_I", 3, (), [GlobalLoad(0, 0), Const(1, 1), Binary(2, "add", 0, 1),
                                       GlobalStore(0, 2), Return((2,))])
@@ -268,7 +278,7 @@ def _one(blocks: tuple[Block, ...], cconv: str = "0I_I", nreg: int = 4) -> Modul
     ((Block((0,), (Const(1, 1.5), Return((1,)))),), "result 0 must be an integer, register 1 "
                                                     "holds a float"),
     ((Block((0,), (Const(1, "x"), Binary(2, "add", 0, 1), Return((2,)))),),
-     "the right operand must be a number, register 1 holds a reference"),
+     "the right operand must be a number, register 1 holds a string constant"),
     ((Block((0,), (Const(1, 1), Const(2, 2.0), Select(3, 0, 1, 2), Return((3,)))),),
      "select of values of two kinds"),
 ])

@@ -108,6 +108,50 @@ def test_casts_select_and_math() -> None:
 def test_integer_division_by_zero_is_a_fault() -> None:
     with pytest.raises(RuntimeFault, match="arith.divsi: i32 division by zero"):
         _binary("divsi", "i32", 1, 0)
+    with pytest.raises(RuntimeFault, match="arith.ceildivui: i8 division by zero"):
+        _binary("ceildivui", "i8", 1, 0)
+
+
+def test_floor_and_ceil_divisions_round_their_way() -> None:
+    assert [_binary("floordivsi", "i32", a, b) for a, b in [(-7, 2), (7, -2), (7, 2), (-8, 2)]] \
+        == [-4, -4, 3, -4]
+    assert [_binary("ceildivsi", "i32", a, b) for a, b in [(-7, 2), (7, -2), (7, 2), (-7, -2)]] \
+        == [-3, -3, 4, 4]
+    assert _binary("ceildivui", "i8", -1, 2) == -128  # 255 / 2 rounds up to 128, read signed
+    assert _binary("floordivsi", "i8", -128, -1) == -128  # MIN / -1 wraps to MIN
+    assert _binary("ceildivsi", "i64", -(2**63), -1) == -(2**63)
+
+
+def test_edges_mlir_leaves_undefined_have_one_result() -> None:
+    """The results weir/format/reference_kernel.py defines (MLIR: poison)."""
+    assert _binary("shli", "i8", 1, 8) == 0  # shifts past the width
+    assert _binary("shrsi", "i8", -8, -56) == -1  # an amount of 200, read unsigned
+    assert _binary("shrui", "i32", -1, -1) == 0
+    assert _binary("shrsi", "i16", 8, 16) == 0
+
+    def unary(op: str, src: str, dst: str, value: Any) -> Any:
+        (out,) = _call([Arith(1, op, dst, (0,), src), Return((1,))], "0r_r", 2, (0,), value)
+        return out
+    assert unary("fptosi", "f32", "i8", 1e10) == 127  # saturates
+    assert unary("fptosi", "f64", "i64", -1e300) == -(2**63)
+    assert unary("fptoui", "f32", "i8", -3.5) == 0
+    assert unary("fptoui", "f32", "i8", 300.0) == -1  # 255, read signed
+    assert unary("fptosi", "f32", "i32", float("nan")) == 0
+    assert unary("index_castui", "i8", "index", -1) == 255
+    assert unary("index_castui", "index", "i16", -1) == -1
+
+
+def test_min_max_order_zeros_and_treat_nan_by_kind() -> None:
+    nan = float("nan")
+    assert str(_binary("maximumf", "f32", -0.0, 0.0)) == "0.0"
+    assert str(_binary("maximumf", "f32", 0.0, -0.0)) == "0.0"
+    assert str(_binary("minimumf", "f16", 0.0, -0.0)) == "-0.0"
+    assert str(_binary("maxnumf", "bf16", 0.0, -0.0)) == "0.0"
+    assert str(_binary("minnumf", "f64", -0.0, 0.0)) == "-0.0"
+    assert np.isnan(_binary("maximumf", "f32", nan, 1.0))
+    assert np.isnan(_binary("minimumf", "f32", 1.0, nan))
+    assert _binary("maxnumf", "f32", nan, 1.0) == 1.0
+    assert _binary("minnumf", "f32", 2.0, nan) == 2.0
 
 
 def _bad(ins: Arith, message: str) -> None:
@@ -128,6 +172,9 @@ def _bad(ins: Arith, message: str) -> None:
     (Arith(2, "addi", "i32", (0, 1), "i32", "eq"), "'addi' takes no attribute"),
     (Arith(2, "sitofp", "i32", (0,), "f32"), "'sitofp' cannot take f32 to i32"),
     (Arith(2, "bitcast", "f32", (0,), "i64"), "'bitcast' cannot take i64 to f32"),
+    (Arith(2, "floordivsi", "f32", (0, 1), "f32"), "'floordivsi' cannot take f32 to f32"),
+    (Arith(2, "index_castui", "f32", (0,), "i32"), "'index_castui' cannot take i32 to f32"),
+    (Arith(2, "mulsi_extended", "i32", (0, 1), "i32"), "unknown arith op 'mulsi_extended'"),
 ])
 def test_malformed_arith_instructions_are_rejected(ins: Arith, message: str) -> None:
     _bad(ins, message)

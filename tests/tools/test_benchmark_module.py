@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import weir.api as weir
@@ -98,6 +99,15 @@ def test_async_functions_are_timed_through_their_fences(
     report = run_json(capsys, f"--module={module}", "--device=local-task", "--function=square",
                       "--input=4xf32=3", "--benchmark_min_time=3x", "--benchmark_repetitions=2")
     assert [r["iterations"] for r in report["benchmarks"]] == [3, 3, 2, 2, 2, 2]
+
+
+def test_a_big_endian_npy_input(module: Path, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Inputs are read as they lie in the file; the tool puts them in the host's order."""
+    np.save(tmp_path / "a.npy", np.arange(4, dtype=">f4"))
+    (row,) = run_json(capsys, f"--module={module}", "--function=square",
+                      f"--input=@{tmp_path}/a.npy", "--benchmark_min_time=1x")["benchmarks"]
+    assert row["iterations"] == 1
 
 
 def test_without_function_every_export_without_arguments_is_a_family(

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from weir.errors import UsageError
+from weir.tools.io.npy import host_order
 from weir.tools.io.parse_input import parse_input, parse_inputs, parse_shape_and_type
 from weir.tools.io.values import NullInput, ScalarInput, TensorInput
 
@@ -130,12 +131,24 @@ def test_raw_binary_with_metadata(tmp_path) -> None:  # type: ignore[no-untyped-
         parse_inputs([f"6xi32=@{path}", f"1xi32=+{path}"])
 
 
-def test_fortran_order_and_big_endian_npy_are_normalized(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_fortran_order_and_big_endian_npy_are_read_as_they_lie(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A view on the mapped file, not a copy: the function it goes to checks it first, and its
+    one copy into a device buffer puts it in the host's order (`host_order` does the same for
+    an expected output)."""
     path = tmp_path / "f.npy"
     np.save(path, np.asfortranarray(np.arange(6, dtype=">f4").reshape(2, 3)))
     array = tensor(f"@{path}")
-    assert array.dtype == np.float32 and array.flags.c_contiguous
+    assert array.dtype == np.dtype(">f4") and not array.flags.owndata
     np.testing.assert_array_equal(array, np.arange(6).reshape(2, 3))
+    native = host_order(array)
+    assert native.dtype == np.float32 and native.dtype.isnative and native.flags.c_contiguous
+    np.testing.assert_array_equal(native, np.arange(6).reshape(2, 3))
+    assert host_order(native) is native
+
+
+def test_a_splat_is_a_view_of_one_element() -> None:
+    array = tensor("1073741824xf32=2.5")
+    assert array.shape == (1 << 30,) and array.strides == (0,) and array[-1] == 2.5
 
 
 def test_shape_and_type() -> None:

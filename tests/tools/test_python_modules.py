@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import weir.api as weir
 from weir.errors import LoadError, RuntimeFault
 from weir.format.image import Block, ExportDef, FunctionDef, ImportDef, ModuleImage, Signature
 from weir.format.module_file import serialize
@@ -108,6 +109,27 @@ def test_exceptions_in_exports_are_one_line_runtime_faults(capsys) -> None:  # t
     assert message == "faulty.explode: ValueError: no such luck"
 
 
+def test_a_result_that_is_not_what_the_signature_declares_names_the_export(
+        capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Called by the tool, or by a compiled program importing it: one line naming the export
+    (not `hal.buffer_view.dim`, the program's next use of the value, nor an internal error)."""
+    expected = ("custom.foo: returned numpy.ndarray where its signature 0r_r declares a "
+                "reference ('r': a BufferView, Buffer, Fence or None) (result 0); wrap a numpy "
+                "array with BufferView.from_numpy")
+    assert run_error(capsys, [f"--module={spec('ReturnsArray')}", "--function=foo",
+                              "--input=2xf32=1"]) == expected
+    source = """
+    func.func private @custom.foo(tensor<?xf32>) -> tensor<?xf32>
+    func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
+      %0 = call @custom.foo(%a) : (tensor<?xf32>) -> tensor<?xf32>
+      return %0 : tensor<?xf32>
+    }"""
+    program = tmp_path / "program.wvm"
+    program.write_bytes(weir.compile_string(source, "program.mlir"))
+    assert run_error(capsys, [f"--module={spec('ReturnsArray')}", f"--module={program}",
+                              "--input=2xf32=1"]) == expected
+
+
 def test_coarse_fences_export_through_the_api() -> None:
     module = load_python_module(spec("AsyncTripler"))
     instance = Instance()
@@ -199,8 +221,8 @@ def test_missing_class_lists_the_native_modules_defined(capsys, tmp_path: Path) 
     message = run_error(capsys, [f"--module={spec('Tripler')}"])
     assert message == (
         f"python module '{spec('Tripler')}': '{CUSTOM_OPS}' has no class 'Tripler'; the "
-        "NativeModule subclasses it defines: Doubler, Counter, AsyncTripler, Faulty, BrokenInit, "
-        "NoSuperInit, NeedsArgument, NoName")
+        "NativeModule subclasses it defines: Doubler, Counter, AsyncTripler, Faulty, "
+        "ReturnsArray, BrokenInit, NoSuperInit, NeedsArgument, NoName")
     empty = write(tmp_path, "empty.py", "from weir.runtime.vm.native_module import NativeModule\n")
     message = run_error(capsys, [f"--module={spec('NativeModul', empty)}"])
     assert message.endswith("has no class 'NativeModul'; it defines no NativeModule subclass")

@@ -1,7 +1,8 @@
 """weir-run-module on compiled modules whose arguments and results use every element type:
 `--output=@file.npy` keeps each result's dtype (tensors and scalars), bare `--input` scalars are
-read as the type the function declares (`i8`, `f16`, ...) and printed as it (`i8=-56`), and a
-value its type cannot hold is one error line naming the argument."""
+read as the type the function declares (`i8`, `f16`, ...) and printed as it (`i8=-56`; i1 and
+index results as the i32 and i64 IREE's VM holds them in), and a value its type cannot hold is
+one error line naming the argument."""
 
 from __future__ import annotations
 
@@ -46,10 +47,12 @@ def test_npy_outputs_keep_the_dtype_of_tensor_and_scalar_results(tmp_path: Path,
         tensor, scalar = np.load(f), np.load(f)
     if t == "bf16":  # plain numpy stores bf16 as its raw 16 bits ('V2')
         tensor, scalar = tensor.view(ml_dtypes.bfloat16), scalar.view(ml_dtypes.bfloat16)
-    assert tensor.dtype == dtype and scalar.dtype == dtype and scalar.shape == ()
+    # An i1 scalar is written as the i32 IREE's VM holds it in (an i1 tensor stays i1).
+    scalar_dtype = np.dtype(np.int32) if t == "i1" else dtype
+    assert tensor.dtype == dtype and scalar.dtype == scalar_dtype and scalar.shape == ()
     if t == "i1":
         np.testing.assert_array_equal(tensor, np.zeros((2, 3), bool))
-        assert scalar == False  # noqa: E712 (1 xor 1)
+        assert scalar == 0  # 1 xor 1
     else:
         np.testing.assert_array_equal(tensor, x + x)
         assert scalar == 2
@@ -70,10 +73,40 @@ def test_bare_scalars_take_the_declared_type(tmp_path: Path, capsys) -> None:  #
     assert run_module.main(argv) == 0
     out = capsys.readouterr().out
     assert out == ("EXEC @f\nresult[0]: i8=-56\nresult[1]: f16=0.00999451\n"
-                   "result[2]: i1=1\nresult[3]: i64=42\n")
+                   "result[2]: i32=1\nresult[3]: i64=42\n")
     assert run_module.main([*argv, "--expected_output=-56", "--expected_output=0.00999451",
                             "--expected_output=1", "--expected_output=42"]) == 0
     assert "[SUCCESS]" in capsys.readouterr().out
+
+
+def test_i1_and_index_scalar_results_are_i32_and_i64_as_iree_gives_them(
+        tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """IREE's VM has no i1 or index registers: an i1 result is an i32 (`result[0]: i32=1`, a
+    0-d int32 in an npy file, an int32 from the API), an index result an i64. An i1 tensor
+    stays i1 and prints its bytes, `2xi1=01 00`, as iree-run-module does."""
+    module = _module(tmp_path, """
+    func.func @f(%a: f32, %b: f32, %v: tensor<2xf32>) -> (i1, index, tensor<2xi1>) {
+      %0 = arith.cmpf olt, %a, %b : f32
+      %c3 = arith.constant 3 : index
+      %1 = arith.cmpf olt, %v, %v : tensor<2xf32>
+      return %0, %c3, %1 : i1, index, tensor<2xi1>
+    }""")
+    argv = [f"--module={module}", "--function=f", "--input=1", "--input=2", "--input=2xf32=1"]
+    assert run_module.main(argv) == 0
+    assert capsys.readouterr().out == ("EXEC @f\nresult[0]: i32=1\nresult[1]: i64=3\n"
+                                       "result[2]: hal.buffer_view\n2xi1=00 00\n")
+    out = tmp_path / "out.npy"
+    assert run_module.main([*argv, f"--output=@{out}", f"--output=+{out}", "--output="]) == 0
+    with open(out, "rb") as f:
+        flag, index = np.load(f), np.load(f)
+    assert (flag.dtype, flag.shape, int(flag)) == (np.dtype(np.int32), (), 1)
+    assert (index.dtype, int(index)) == (np.dtype(np.int64), 3)
+    assert run_module.main([*argv, "--expected_output=1", "--expected_output=i64=3",
+                            "--expected_output=(ignored)"]) == 0
+    assert "[SUCCESS]" in capsys.readouterr().out
+    with weir.load([Path(module).read_bytes()]) as ctx:
+        flag, index, _ = ctx.lookup_function("f")(1.0, 2.0, np.ones(2, np.float32))
+    assert (type(flag), flag, type(index), index) == (np.int32, 1, np.int64, 3)
 
 
 def test_a_scalar_its_type_cannot_hold_is_one_error_line(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -19,6 +19,7 @@ from weir.dialects import vm
 from weir.errors import UsageError
 from weir.format.module_file import serialize
 from weir.ir import parse_module, print_module
+from weir.ir.nesting import deep_nesting
 from weir.ir.upstream import ModuleOp
 
 
@@ -81,15 +82,17 @@ def _compile(source: str | bytes, filename: str, options: CompilerOptions,
 
 def compile_to_phase(source: str | bytes, filename: str, options: CompilerOptions,
                      phase: Phase) -> str:
-    module, _ = _compile(source, filename, options, phase)
-    return print_module(module)
+    with deep_nesting():  # the stack that deeply nested regions need, printing included
+        module, _ = _compile(source, filename, options, phase)
+        return print_module(module)
 
 
 def compile_string(source: str | bytes, filename: str = "<stdin>",
                    options: CompilerOptions | None = None) -> bytes:
-    module, state = _compile(source, filename, options or CompilerOptions(), None)
-    vm_module = next(op for op in module.body.block.ops if isinstance(op, vm.ModuleOp))
-    return serialize(build_image(vm_module, state))
+    with deep_nesting():  # the stack that deeply nested regions need, in every phase
+        module, state = _compile(source, filename, options or CompilerOptions(), None)
+        vm_module = next(op for op in module.body.block.ops if isinstance(op, vm.ModuleOp))
+        return serialize(build_image(vm_module, state))
 
 
 def write_atomically(path: Path, data: bytes) -> None:

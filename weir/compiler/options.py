@@ -31,6 +31,9 @@ class CompilerOptions:
     # generic level (`x86-64`, `x86-64-v2/v3/v4`); extra `+feat,-feat` LLVM features.
     llvmcpu_target_cpu: str = "host"
     llvmcpu_target_cpu_features: str = ""
+    # Record command buffers whose contents do not change between calls once, at module
+    # initialisation, and replay them with each call's buffers (IREE's --iree-hal-memoization).
+    hal_memoization: bool = True
     # Stop after this phase and produce its IR as text instead of a module file.
     compile_to: Phase | None = None
     # Write the IR after every phase into this directory (`<name>.<phase>.mlir`).
@@ -39,3 +42,5 @@ class CompilerOptions:
     verify_phases: bool = True
     # Passes not to run, by flag name (e.g. `fuse-elementwise` to see unfused dispatches).
     disabled_passes: frozenset[str] = field(default_factory=frozenset)
+    # Remove `cf.assert` from linalg op bodies (`--iree-opt-strip-assertions`; off, as in IREE).
+    strip_assertions: bool = False

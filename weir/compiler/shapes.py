@@ -6,6 +6,7 @@ from __future__ import annotations
 from weir.compiler.abi.types import dynamic_dim_indices
 from weir.compiler.tensor_shapes import data_movement_dims
 from weir.dialects import flow, hal, linalg_ext
+from weir.dialects.util import OptimizationBarrierOp
 from weir.ir.upstream import (
     Builder,
     ConstantOp,
@@ -39,6 +40,8 @@ def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
             return list(op.source_dims)
         if isinstance(op, hal.TensorBarrierOp):
             return dynamic_dims(op.sources[value.index], where)
+        if isinstance(op, OptimizationBarrierOp):
+            return dynamic_dims(op.inputs[value.index], where)
         if isinstance(op, flow.DispatchOp | flow.DispatchRegionOp) and \
                 len(op.results) == 1:
             return list(op.result_dims)

@@ -8,6 +8,13 @@ Each class is a plain subclass of the upstream op (so `isinstance(op, arith.Cmpf
 `weir.ir.context` replaces the upstream op with it) whose operation definition widens the
 operand/result constraints to "the scalar, or a tensor of it"; verification then also checks
 that shapes agree, which the scalar-only upstream verifiers could not need to.
+
+Some refinements also accept the flags MLIR prints that xDSL does not parse: `exact` on
+divsi/divui/shrsi/shrui, `overflow<...>` on trunci, `fastmath<...>` on extf/truncf, and truncf's
+rounding mode. `exact` and the overflow flags only make results poison that weir computes anyway
+(a refinement MLIR allows), fastmath permits what weir's exact results already satisfy, and a
+rounding mode other than `to_nearest_even` parses but is refused by check-supported-ops (weir
+rounds to nearest even only). The ops xDSL lacks altogether are in arith_extra.py.
 """
 
 from __future__ import annotations
@@ -22,15 +29,27 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ShapedType,
     TensorType,
+    UnitAttr,
     i1,
 )
 from xdsl.ir import Attribute, Dialect, SSAValue
-from xdsl.irdl import AnyOf, irdl_op_definition, OpDef, OperandDef, ResultDef, base, traits_def
+from xdsl.irdl import AnyOf, OpDef, OperandDef, OptPropertyDef, PropertyDef, ResultDef, base
 from xdsl.irdl.constraints import AttrConstraint
+from xdsl.irdl.declarative_assembly_format import FormatProgram
 from xdsl.parser import Parser
-from xdsl.traits import Pure
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from weir.dialects.arith_extra import (
+    float_width_changes,
+    IndexCastUIOp,
+    parse_truncation,
+    print_truncation,
+    RemFOp,
+    ScalingExtFOp,
+    ScalingTruncFOp,
+    verify_rounding_mode,
+)
 
 _INT = AnyOf.get(IntegerType, IndexType)
 _FLOAT = AnyFloatConstr
@@ -55,12 +74,41 @@ def _with_element(like: Attribute, element: Attribute) -> Attribute:
 
 
 def _widened(upstream: type, operands: dict[str, AttrConstraint],
-             results: dict[str, AttrConstraint]) -> OpDef:
+             results: dict[str, AttrConstraint],
+             properties: dict[str, PropertyDef] | None = None,
+             assembly_format: str | None = None) -> OpDef:
+    """`upstream`'s definition with wider operand/result constraints and, for the flags xDSL
+    does not know, extra properties and the assembly format that spells them."""
     d = upstream.get_irdl_definition()
+    props = properties or {}
     return dataclasses.replace(
         d,
         operands=[(n, OperandDef(operands[n]) if n in operands else od) for n, od in d.operands],
-        results=[(n, ResultDef(results[n]) if n in results else rd) for n, rd in d.results])
+        results=[(n, ResultDef(results[n]) if n in results else rd) for n, rd in d.results],
+        properties={**d.properties, **props},
+        accessor_names={**d.accessor_names, **{n: (n, "property") for n in props}},
+        assembly_format=assembly_format or d.assembly_format)
+
+
+class _Refined:
+    """Parses, prints and verifies with the refined definition: the upstream class's methods
+    hold the upstream one (its format, its properties)."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> arith.IRDLOperation:
+        return _program(cls).parse(parser, cls)  # type: ignore[arg-type]
+
+    def print(self, printer: Printer) -> None:
+        _program(type(self)).print(printer, self)  # type: ignore[arg-type]
+
+    def verify_(self) -> None:
+        type(self).get_irdl_definition().verify(self)  # type: ignore[attr-defined]
+
+
+@cache
+def _program(cls: type) -> FormatProgram:
+    definition = cls.get_irdl_definition()  # type: ignore[attr-defined]
+    return FormatProgram.from_str(definition.assembly_format, definition)
 
 
 def _same_shapes(*values: SSAValue) -> None:
@@ -168,21 +216,29 @@ class SelectOp(arith.SelectOp):
 # --- casts ------------------------------------------------------------------------------------
 
 def _cast(upstream: type, source: AttrConstraint, target: AttrConstraint,
-          check: str | None) -> type:
-    """A cast op accepting tensors; `check` is "wider"/"narrower" for width-changing casts."""
+          check: str | None, properties: dict[str, PropertyDef] | None = None,
+          assembly_format: str | None = None) -> type:
+    """A cast op accepting tensors; `check` is "wider"/"narrower" for width-changing casts,
+    "index" for casts between index and an integer."""
 
-    class Cast(upstream):  # type: ignore[misc, valid-type]
+    class Cast(_Refined, upstream):  # type: ignore[misc, valid-type]
         @classmethod
         @cache
         def get_irdl_definition(cls) -> OpDef:
             return _widened(upstream, {"input": _scalar_or_tensor(source)},
-                            {"result": _scalar_or_tensor(target)})
+                            {"result": _scalar_or_tensor(target)}, properties, assembly_format)
 
         def verify_(self) -> None:
+            super().verify_()
             _same_shapes(self.input, self.result)
+            src, dst = _element(self.input.type), _element(self.result.type)
+            if check == "index":
+                if isinstance(src, IndexType) == isinstance(dst, IndexType):
+                    raise VerifyException(f"casts between index and an integer, not {src} to "
+                                          f"{dst}")
+                return
             if check is None:
                 return
-            src, dst = _element(self.input.type), _element(self.result.type)
             src_w, dst_w = _width(src), _width(dst)
             if (check == "wider" and dst_w <= src_w) or (check == "narrower" and dst_w >= src_w):
                 relation = "larger" if check == "wider" else "smaller"
@@ -199,25 +255,79 @@ def _width(t: Attribute) -> int:
     return t.bitwidth  # type: ignore[attr-defined]
 
 
+_OVERFLOW = {"overflowFlags": OptPropertyDef(base(arith.IntegerOverflowAttr))}
+_FASTMATH = {"fastmath": OptPropertyDef(base(arith.FastMathFlagsAttr))}
+
 ExtSIOp = _cast(arith.ExtSIOp, base(IntegerType), base(IntegerType), "wider")
 ExtUIOp = _cast(arith.ExtUIOp, base(IntegerType), base(IntegerType), "wider")
-TruncIOp = _cast(arith.TruncIOp, base(IntegerType), base(IntegerType), "narrower")
+TruncIOp = _cast(arith.TruncIOp, base(IntegerType), base(IntegerType), "narrower", _OVERFLOW,
+                 "$input (`overflow` `` $overflowFlags^)? attr-dict `:` type($input) `to` "
+                 "type($result)")
 SIToFPOp = _cast(arith.SIToFPOp, base(IntegerType), _FLOAT, None)
 UIToFPOp = _cast(arith.UIToFPOp, base(IntegerType), _FLOAT, None)
 FPToSIOp = _cast(arith.FPToSIOp, _FLOAT, base(IntegerType), None)
 FPToUIOp = _cast(arith.FPToUIOp, _FLOAT, base(IntegerType), None)
-IndexCastOp = _cast(arith.IndexCastOp, _INT, _INT, None)
-
-# --- ops xDSL lacks ---------------------------------------------------------------------------
-
-@irdl_op_definition
-class RemFOp(arith.FloatingPointLikeBinaryOperation):
-    """`arith.remf`: the remainder of a division truncated toward zero (C's fmod); the sign is
-    the dividend's."""
-
-    name = "arith.remf"
-    traits = traits_def(Pure())
+IndexCastOp = _cast(arith.IndexCastOp, _INT, _INT, "index")
+ExtFOp = _cast(arith.ExtFOp, _FLOAT, _FLOAT, "wider", _FASTMATH,
+               "$input (`fastmath` `` $fastmath^)? attr-dict `:` type($input) `to` type($result)")
 
 
-DIALECT = Dialect("arith", [RemFOp, CmpfOp, CmpiOp, SelectOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp,
-                            UIToFPOp, FPToSIOp, FPToUIOp, IndexCastOp], [])
+class TruncFOp(_Refined, arith.TruncFOp):
+    """truncf with MLIR's optional rounding mode and fastmath flags."""
+
+    @classmethod
+    @cache
+    def get_irdl_definition(cls) -> OpDef:
+        return _widened(arith.TruncFOp, {}, {}, {
+            "roundingmode": OptPropertyDef(base(arith.IntegerAttr)), **_FASTMATH})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TruncFOp:
+        return parse_truncation(parser, cls, scaled=False)  # type: ignore[return-value]
+
+    def print(self, printer: Printer) -> None:
+        print_truncation(self, printer)
+
+    def verify_(self) -> None:
+        super().verify_()
+        _same_shapes(self.input, self.result)
+        float_width_changes(self.input.type, self.result.type, wider=False)
+        verify_rounding_mode(self)
+
+
+class AddUIExtendedOp(arith.AddUIExtendedOp):
+    """MLIR's addui_extended also takes `index` (its overflow is i1), which xDSL refuses."""
+
+    def verify_(self) -> None:
+        type(self).get_irdl_definition().verify(self)
+        if _element(self.overflow.type) != i1:
+            raise VerifyException(f"gives an i1 overflow, not {self.overflow.type}")
+        _same_shapes(self.lhs, self.overflow)
+
+
+# --- `exact` ----------------------------------------------------------------------------------
+
+def _exact(upstream: type) -> type:
+    """A division or right shift that also spells MLIR's `exact` (a unit property)."""
+
+    class Exact(_Refined, upstream):  # type: ignore[misc, valid-type]
+        @classmethod
+        @cache
+        def get_irdl_definition(cls) -> OpDef:
+            return _widened(upstream, {}, {}, {"isExact": OptPropertyDef(base(UnitAttr))},
+                            "$lhs `,` $rhs (`exact` $isExact^)? attr-dict `:` type($result)")
+
+    Exact.__name__ = Exact.__qualname__ = upstream.__name__
+    return Exact
+
+
+DivSIOp = _exact(arith.DivSIOp)
+DivUIOp = _exact(arith.DivUIOp)
+ShRSIOp = _exact(arith.ShRSIOp)
+ShRUIOp = _exact(arith.ShRUIOp)
+
+DIALECT = Dialect("arith", [
+    RemFOp, CmpfOp, CmpiOp, SelectOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp,
+    FPToUIOp, IndexCastOp, ExtFOp, TruncFOp, DivSIOp, DivUIOp, ShRSIOp, ShRUIOp, IndexCastUIOp,
+    ScalingExtFOp, ScalingTruncFOp, AddUIExtendedOp,
+], [])

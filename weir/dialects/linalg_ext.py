@@ -2,17 +2,21 @@
 (DESIGN.md §3), in MLIR's textual syntax, each checking its operand shapes with a message that
 names the operands and sizes that disagree.
 
-- Contractions (`batch_matmul`, `matvec`, `vecmat`, `dot`, `matmul_transpose_a/b`,
+- Contractions (`batch_matmul`, `batch_matvec`, `matvec`, `vecmat`, `dot`, `matmul_transpose_a/b`,
   `batch_matmul_transpose_a/b`) are one class, `NamedContraction`, driven by an einsum-like spec:
   the spec gives the loops, the maps, the iterator kinds and the shape check at once.
 - Window ops (`depthwise_conv_2d_nhwc_hwc`, `pooling_nhwc_max/sum`, `pooling_nchw_sum`) reuse
   xDSL's conv/pooling bases, so the parser gives them MLIR's default unit strides/dilations and
   `weir.ir.window_ops` checks their shapes like the upstream ones.
-- `linalg.map` and `linalg.softmax` have syntax of their own.
+- `linalg.map` and `linalg.softmax` have syntax of their own (in `linalg_map`); elementwise
+  named ops xDSL lacks (`negf`) are in `linalg_elementwise`.
 - `MatmulOp` refines xDSL's `linalg.matmul`: it accepts MLIR's `indexing_maps = [...]` (xDSL
   only takes them inside an attribute dictionary, and prints none back) and casts mixed operand
-  types in its body the way MLIR's matmul does. `ReduceOp` refines `linalg.reduce` with MLIR's
-  short form `linalg.reduce { arith.addf } ...`.
+  types in its body the way MLIR's matmul does; `batch_matmul` takes them too. `ReduceOp` refines
+  `linalg.reduce` with MLIR's short form `linalg.reduce { arith.addf } ...`, and `GenericOp`,
+  `TransposeOp` and `BroadcastOp` read every form MLIR prints of them.
+
+The textual forms themselves (operand lists, short forms, results) are in `linalg_syntax`.
 
 `weir.ir.context` loads this dialect on top of xDSL's `linalg`; a class here that subclasses an
 upstream op of the same name replaces it.
@@ -31,11 +35,8 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DYNAMIC_INDEX,
     DenseArrayBase,
-    IntegerAttr,
     IntegerType,
     ShapedType,
-    StringAttr,
-    TensorType,
     i64,
 )
 from xdsl.dialects.linalg import ops as upstream
@@ -43,19 +44,27 @@ from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation, Poo
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_op_definition,
-    operand_def,
-    prop_def,
-    region_def,
-    var_operand_def,
-    var_result_def,
-)
+from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
+
+from weir.dialects.linalg_elementwise import OPS as ELEMENTWISE_OPS
+from weir.dialects.linalg_map import MapOp, SoftmaxOp
+from weir.dialects.linalg_syntax import (
+    element_type,
+    parse_generic,
+    parse_operands,
+    parse_optional_indexing_maps,
+    parse_optional_payload,
+    parse_region_with_arguments,
+    payload_body,
+    print_operands,
+    print_payload,
+    print_region_with_arguments,
+    short_form_payload,
+)
 
 
 # ---------------------------------------------------------------------------------- bodies
@@ -171,6 +180,39 @@ class NamedContraction(NamedOperation):
     SPEC: ClassVar[str]
     ROLES: ClassVar[tuple[str, str, str]] = ("lhs", "rhs", "output")
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
+    # Whether MLIR gives the op an `indexing_maps` attribute (matmul's and batch_matmul's
+    # transposed and broadcast forms); the class then defines that property.
+    TAKES_MAPS: ClassVar[bool] = False
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NamedOperation:
+        """MLIR's `indexing_maps = [...]` in front of the operands: the op's own maps are
+        accepted on any contraction, other maps only where MLIR has them."""
+        pos = parser.pos
+        maps = parse_optional_indexing_maps(parser)
+        op = super().parse(parser)
+        assert isinstance(op, NamedContraction)
+        if maps is not None and maps != op.default_maps():
+            if not cls.TAKES_MAPS:
+                parser.raise_error(f"{cls.name} takes no indexing_maps other than its own "
+                                   f"{op.default_maps()}", pos)
+            op.properties["indexing_maps"] = maps
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.has_explicit_maps():
+            printer.print_string(" indexing_maps = ")
+            printer.print_attribute(self.properties["indexing_maps"])
+        super().print(printer)
+
+    def default_maps(self) -> ArrayAttr[AffineMapAttr]:
+        loops = self.loops()
+        return ArrayAttr(AffineMapAttr(AffineMap(len(loops), 0, tuple(
+            AffineDimExpr(loops.index(c)) for c in spec))) for spec in self.letters())
+
+    def has_explicit_maps(self) -> bool:
+        maps = self.properties.get("indexing_maps")
+        return maps is not None and maps != self.default_maps()
 
     @classmethod
     def letters(cls) -> tuple[str, str, str]:
@@ -189,20 +231,36 @@ class NamedContraction(NamedOperation):
         return _multiply_add(inputs, outputs)
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        loops = self.loops()
-        return tuple(AffineMap(len(loops), 0, tuple(AffineDimExpr(loops.index(c)) for c in spec))
-                     for spec in self.letters())
+        maps = self.properties.get("indexing_maps", self.default_maps())
+        assert isinstance(maps, ArrayAttr)
+        return tuple(m.data for m in maps.data)  # type: ignore[attr-defined]
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         out = self.letters()[2]
         return ArrayAttr(IteratorTypeAttr.parallel() if c in out else IteratorTypeAttr.reduction()
                          for c in self.loops())
 
+    def operand_letters(self) -> list[str] | None:
+        """The loop letter of each dimension of each operand; None when a map result is not a
+        plain loop dimension (its sizes are then not checked here)."""
+        if not self.has_explicit_maps():
+            return list(self.letters())
+        loops = self.loops()
+        maps = self.get_default_indexing_maps()
+        if len(maps) != 3 or any(m.num_dims != len(loops) or m.num_symbols for m in maps):
+            raise VerifyException(f"indexing_maps must be 3 maps over the {len(loops)} loops "
+                                  f"({', '.join(loops.lower())})")
+        if not all(isinstance(e, AffineDimExpr) for m in maps for e in m.results):
+            return None
+        return ["".join(loops[e.position] for e in m.results) for m in maps]  # type: ignore[attr-defined]
+
     def verify_(self) -> None:
         if len(self.inputs) != 2 or len(self.outputs) != 1:
             raise VerifyException(f"expects 2 inputs ({self.ROLES[0]}, {self.ROLES[1]}) and 1 "
                                   f"output, got {len(self.inputs)} and {len(self.outputs)}")
-        _sizes_agree(list(zip(self.ROLES, [*self.inputs, *self.outputs], self.letters())))
+        letters = self.operand_letters()
+        if letters is not None:
+            _sizes_agree(list(zip(self.ROLES, [*self.inputs, *self.outputs], letters)))
         super().verify_()
 
 
@@ -210,6 +268,15 @@ class NamedContraction(NamedOperation):
 class BatchMatmulOp(NamedContraction):
     name = "linalg.batch_matmul"
     SPEC: ClassVar[str] = "BMK,BKN->BMN"
+    TAKES_MAPS: ClassVar[bool] = True
+    indexing_maps = opt_prop_def(ArrayAttr[AffineMapAttr])
+
+
+@irdl_op_definition
+class BatchMatvecOp(NamedContraction):
+    name = "linalg.batch_matvec"
+    SPEC: ClassVar[str] = "BMK,BK->BM"
+    ROLES: ClassVar[tuple[str, str, str]] = ("matrix", "vector", "output")
 
 
 @irdl_op_definition
@@ -262,14 +329,7 @@ class MatmulOp(upstream.MatmulOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> MatmulOp:
-        maps: Attribute | None = None
-        if parser.parse_optional_keyword("indexing_maps") is not None:
-            parser.parse_punctuation("=")
-            pos = parser.pos
-            maps = parser.parse_attribute()
-            if not (isinstance(maps, ArrayAttr) and
-                    all(isinstance(m, AffineMapAttr) for m in maps.data)):
-                parser.raise_error("indexing_maps must be a list of affine maps", pos)
+        maps = parse_optional_indexing_maps(parser)
         op = super().parse(parser)
         assert isinstance(op, MatmulOp)
         if maps is not None:
@@ -320,35 +380,13 @@ def _rank(value: SSAValue) -> int:
     return len(t.get_shape()) if isinstance(t, ShapedType) else 0
 
 
-# The attributes xDSL's `linalg.generic` parser asserts the kind of (an AssertionError on
-# `indexing_maps = 3`), with the kind each must have.
-_GENERIC_ATTR_KINDS: dict[str, tuple[type[Attribute], str]] = {
-    "indexing_maps": (ArrayAttr, "an array of affine maps"),
-    "iterator_types": (ArrayAttr, "an array of iterator types"),
-    "doc": (StringAttr, "a string"),
-    "library_call": (StringAttr, "a string"),
-}
-
-
 class GenericOp(upstream.GenericOp):
-    """`linalg.generic` whose attribute dictionary is checked before xDSL's parser asserts on it.
-    The dictionary is read twice (once here, then by xDSL): generic ops are few in a program."""
+    """`linalg.generic`, parsed by `linalg_syntax.parse_generic`: several results written
+    `-> (T, U)`, every attribute of the leading dictionary kept, its kinds checked."""
 
     @classmethod
     def parse(cls, parser: Parser) -> upstream.GenericOp:
-        start = parser.pos
-        attrs = parser.parse_optional_attr_dict()
-        for key, (kind, what) in _GENERIC_ATTR_KINDS.items():
-            value = attrs.get(key)
-            if value is not None and not isinstance(value, kind):
-                parser.raise_error(f"linalg.generic: '{key}' must be {what}, got {value}", start,
-                                   parser.pos)
-        maps = attrs.get("indexing_maps")
-        if isinstance(maps, ArrayAttr) and not all(isinstance(m, AffineMapAttr) for m in maps):
-            parser.raise_error("linalg.generic: 'indexing_maps' must be an array of affine maps",
-                               start, parser.pos)
-        parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-        return super().parse(parser)
+        return parse_generic(parser, cls)
 
 
 class FillOp(upstream.FillOp):
@@ -362,7 +400,24 @@ class FillOp(upstream.FillOp):
         super().verify_()
 
 
-class TransposeOp(upstream.TransposeOp):
+class _TrailingAttributes:
+    """MLIR prints an attribute dictionary after `permutation = [...]` / `dimensions = [...]`
+    of linalg.transpose and linalg.broadcast; xDSL's forms end before it."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Operation:
+        op = super().parse(parser)  # type: ignore[misc]
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        super().print(printer)  # type: ignore[misc]
+        if self.attributes:  # type: ignore[attr-defined]
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)  # type: ignore[attr-defined]
+
+
+class TransposeOp(_TrailingAttributes, upstream.TransposeOp):
     """`linalg.transpose` whose permutation is checked to be one before xDSL's verifier uses it."""
 
     def verify_(self) -> None:
@@ -373,7 +428,7 @@ class TransposeOp(upstream.TransposeOp):
         super().verify_()
 
 
-class BroadcastOp(upstream.BroadcastOp):
+class BroadcastOp(_TrailingAttributes, upstream.BroadcastOp):
     """`linalg.broadcast` whose added dimensions are checked before xDSL's verifier uses them."""
 
     def verify_(self) -> None:
@@ -382,31 +437,57 @@ class BroadcastOp(upstream.BroadcastOp):
 
 
 class ReduceOp(upstream.ReduceOp):
-    """`linalg.reduce`, also in MLIR's short form `linalg.reduce { arith.addf } ins(%x : T)
-    outs(%init : U) dimensions = [1]`: the op applied to (input element, accumulator). A plain
-    subclass, like `MatmulOp`. Its dimensions are checked before xDSL's verifier uses them."""
+    """`linalg.reduce` in both of MLIR's forms: the long one, `ins(%x : T) outs(%init : U)
+    dimensions = [1] {attrs} (%in: f32, %init: f32) { ... }`, and the short one
+    `linalg.reduce { arith.addf } ins(...) outs(...) dimensions = [1]`, which applies the op to
+    (accumulator, input element), in that order, as MLIR builds it. A plain subclass, like
+    `MatmulOp`. Its dimensions are checked before xDSL's verifier uses them."""
 
     def verify_(self) -> None:
         _check_axes(self.dimensions.get_values(), _rank(self.input), "dimensions")
         super().verify_()
 
+    # The body of the short form: the op on (accumulator, input), i.e. block arguments 1, 0.
+    _SHORT_FORM_ARGS = (1, 0)
+
     @classmethod
     def parse(cls, parser: Parser) -> upstream.ReduceOp:
-        if parser.parse_optional_punctuation("{") is None:
-            return super().parse(parser)
         pos = parser.pos
-        op_name = parser.parse_identifier(" (the op the short form of linalg.reduce applies)")
-        parser.parse_punctuation("}")
-        inputs = _parse_operands(parser, "ins")
-        inits = _parse_operands(parser, "outs")
+        payload = parse_optional_payload(parser, "linalg.reduce")
+        inputs = parse_operands(parser, "ins")
+        inits = parse_operands(parser, "outs")
         if len(inputs) != 1 or len(inits) != 1:
-            parser.raise_error("linalg.reduce takes one input and one output", pos)
+            parser.raise_error(f"linalg.reduce of {len(inputs)} input(s) into {len(inits)} "
+                               "output(s) is not supported: weir takes one of each", pos)
         parser.parse_keyword("dimensions")
         parser.parse_punctuation("=")
         dimensions = parser.parse_comma_separated_list(parser.Delimiter.SQUARE,
                                                        parser.parse_integer)
-        region = _short_form_body(parser, op_name, pos, [*inputs, *inits], inits[0])
-        return cls(inputs[0], inits[0], DenseArrayBase.from_list(i64, dimensions), region)
+        attrs = parser.parse_optional_attr_dict()
+        if payload is None:
+            region = parse_region_with_arguments(parser)
+        else:
+            region = payload_body(parser, payload, [element_type(inputs[0]),
+                                                    element_type(inits[0])],
+                                  cls._SHORT_FORM_ARGS, element_type(inits[0]))
+        op = cls(inputs[0], inits[0], DenseArrayBase.from_list(i64, dimensions), region)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        payload = short_form_payload(self.region, self._SHORT_FORM_ARGS)
+        if payload is not None:
+            print_payload(printer, payload)
+        print_operands(printer, "ins", [self.input])
+        print_operands(printer, "outs", [self.init])
+        printer.print_string(" dimensions = [")
+        printer.print_list(self.dimensions.get_values(), printer.print_int)
+        printer.print_string("]")
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        if payload is None:
+            print_region_with_arguments(printer, self.region)
 
 
 # -------------------------------------------------------------------------------- windows
@@ -476,182 +557,6 @@ class PoolingNchwSumOp(_Pooling):
     LAYOUT: ClassVar[str] = "NCHW"
 
 
-# ------------------------------------------------------------------------- map and softmax
-
-
-def _parse_operands(parser: Parser, keyword: str) -> list[SSAValue]:
-    """`keyword(%a, %b : type, type)`."""
-    parser.parse_characters(keyword)
-    pos = parser.pos
-    parser.parse_punctuation("(")
-    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE,
-                                              parser.parse_unresolved_operand)
-    parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    if len(names) != len(types):
-        parser.raise_error(f"{len(names)} operand(s) but {len(types)} type(s)", pos)
-    return parser.resolve_operands(names, types, pos)
-
-
-def _short_form_body(parser: Parser, op_name: str, pos: int, args: Sequence[SSAValue],
-                     init: SSAValue) -> Region:
-    """The body MLIR's short forms stand for: `op_name` applied to one block argument per value
-    of `args` (their element types), its result yielded as `init`'s element type."""
-    op_type = parser.ctx.get_optional_op(op_name)
-    if op_type is None:
-        parser.raise_error(f"Operation {op_name} is not registered", pos)
-    result_type = _element_types([init])[0]
-
-    def fill(b: Builder, block_args: tuple[BlockArgument, ...]) -> None:
-        try:
-            op = b.insert(op_type.build(operands=list(block_args), result_types=[result_type]))
-        except (ValueError, TypeError) as e:
-            parser.raise_error(f"short form cannot build {op_name}: {e}", pos)
-        b.insert(upstream.YieldOp(op.results[0]))
-    return body_region(_element_types(args), fill)
-
-
-def _print_operands(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
-    printer.print_string(f" {keyword}(")
-    printer.print_list(values, printer.print_ssa_value)
-    printer.print_string(" : ")
-    printer.print_list([v.type for v in values], printer.print_attribute)
-    printer.print_string(")")
-
-
-@irdl_op_definition
-class MapOp(IRDLOperation):
-    """Elementwise: out[i...] = mapper(in0[i...], in1[i...], ...) over equal shapes. Accepts
-    MLIR's long form, `(%x: f32, ...) { ... linalg.yield %y : f32 }` after `outs(...)`, and its
-    short form `linalg.map { arith.addf } ins(...) outs(...)` for an op applied to the inputs in
-    order."""
-
-    name = "linalg.map"
-    inputs = var_operand_def(TensorType)
-    init = operand_def(TensorType)
-    result = var_result_def(TensorType)
-    mapper = region_def("single_block")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> MapOp:
-        short: tuple[str, int] | None = None
-        if parser.parse_optional_punctuation("{") is not None:
-            pos = parser.pos
-            short = (parser.parse_identifier(" (the op the short form of linalg.map applies)"), pos)
-            parser.parse_punctuation("}")
-        inputs = _parse_operands(parser, "ins")
-        pos = parser.pos
-        outs = _parse_operands(parser, "outs")
-        if len(outs) != 1:
-            parser.raise_error("linalg.map takes exactly one output", pos)
-        attrs = parser.parse_optional_attr_dict()
-        if short is None:
-            args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_argument)
-            region = parser.parse_region(args)
-        else:
-            region = _short_form_body(parser, short[0], short[1], inputs, outs[0])
-        op = cls.build(operands=[inputs, outs[0]], result_types=[[outs[0].type]],
-                       regions=[region], attributes=attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        _print_operands(printer, "ins", self.inputs)
-        _print_operands(printer, "outs", [self.init])
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        printer.print_string("\n")
-        with printer.in_parens():
-            printer.print_list(self.mapper.block.args, printer.print_block_argument)
-        printer.print_string(" ")
-        printer.print_region(self.mapper, print_entry_block_args=False)
-
-    def verify_(self) -> None:
-        out_shape = _shape(self.init)
-        for i, x in enumerate(self.inputs):
-            shape = _shape(x)
-            if len(shape) != len(out_shape) or any(
-                    a != b and DYNAMIC_INDEX not in (a, b) for a, b in zip(shape, out_shape)):
-                raise VerifyException(f"input #{i} of type {x.type} does not have the shape of "
-                                      f"the output {self.init.type}")
-        args = self.mapper.block.args
-        types = _element_types(self.inputs)
-        if len(args) != len(types):
-            raise VerifyException(f"the mapper takes {len(args)} argument(s) for "
-                                  f"{len(types)} input(s)")
-        for i, (arg, t) in enumerate(zip(args, types)):
-            if arg.type != t:
-                raise VerifyException(f"mapper argument #{i} has type {arg.type}, the element "
-                                      f"type of input #{i} is {t}")
-        last = self.mapper.block.last_op
-        out_type = _element_types([self.init])[0]
-        if not isinstance(last, upstream.YieldOp) or len(last.operands) != 1 or \
-                last.operands[0].type != out_type:
-            raise VerifyException(f"the mapper must yield one {out_type}")
-        if len(self.result) != 1 or self.result[0].type != self.init.type:
-            raise VerifyException("the result must have the type of the output")
-
-
-@irdl_op_definition
-class SoftmaxOp(IRDLOperation):
-    """out = exp(x - max(x)) / sum(exp(x - max(x))) along `dimension`. Syntax:
-    `linalg.softmax dimension(1) ins(%x : T) outs(%init : T) -> T`."""
-
-    name = "linalg.softmax"
-    input = operand_def(TensorType)
-    output = operand_def(TensorType)
-    result = var_result_def(TensorType)
-    dimension = prop_def(IntegerAttr)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SoftmaxOp:
-        parser.parse_characters("dimension")
-        parser.parse_punctuation("(")
-        dimension = parser.parse_integer(allow_boolean=False, allow_negative=False)
-        parser.parse_punctuation(")")
-        pos = parser.pos
-        inputs = _parse_operands(parser, "ins")
-        outputs = _parse_operands(parser, "outs")
-        if len(inputs) != 1 or len(outputs) != 1:
-            parser.raise_error("linalg.softmax takes one input and one output", pos)
-        attrs = parser.parse_optional_attr_dict()
-        results: list[Attribute] = []
-        if parser.parse_optional_punctuation("->") is not None:
-            results = [parser.parse_type()]
-        return cls.build(operands=[inputs[0], outputs[0]], result_types=[results],
-                         properties={"dimension": IntegerAttr(dimension, i64)}, attributes=attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" dimension({self.dimension.value.data})")
-        _print_operands(printer, "ins", [self.input])
-        _print_operands(printer, "outs", [self.output])
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        if self.result:
-            printer.print_string(" -> ")
-            printer.print_attribute(self.result[0].type)
-
-    def verify_(self) -> None:
-        t = self.input.type
-        assert isinstance(t, TensorType)
-        shape, out_shape = _shape(self.input), _shape(self.output)
-        if len(shape) != len(out_shape) or any(
-                a != b and DYNAMIC_INDEX not in (a, b) for a, b in zip(shape, out_shape)):
-            raise VerifyException(f"output {self.output.type} does not have the shape of the "
-                                  f"input {self.input.type}")
-        element = t.get_element_type()
-        if not isinstance(element, AnyFloat) or element != self.output.type.get_element_type():  # type: ignore[attr-defined]
-            raise VerifyException(f"input and output must have the same float element type, got "
-                                  f"{self.input.type} and {self.output.type}")
-        dim = self.dimension.value.data
-        if not 0 <= dim < len(shape):
-            raise VerifyException(f"dimension {dim} is out of range for rank {len(shape)}")
-        if len(self.result) != 1 or self.result[0].type != self.output.type:
-            raise VerifyException("the result must have the type of the output")
-
-
 # ------------------------------------------------------------------------------ the dialect
 
 KERNEL_OPS: tuple[type[Operation], ...] = (
@@ -662,9 +567,9 @@ KERNEL_OPS: tuple[type[Operation], ...] = (
 target lowers them onto one of its kernels (Matmul, Conv2D, Pool2D): each is a dispatch root."""
 
 DIALECT = Dialect("linalg", [
-    BatchMatmulOp, BatchMatmulTransposeAOp, BatchMatmulTransposeBOp, MatmulTransposeAOp,
+    BatchMatmulOp, BatchMatvecOp, BatchMatmulTransposeAOp, BatchMatmulTransposeBOp, MatmulTransposeAOp,
     MatmulTransposeBOp, MatvecOp, VecmatOp, DotOp, MatmulOp, ReduceOp, TransposeOp, BroadcastOp,
     GenericOp, FillOp,
     DepthwiseConv2DNhwcHwcOp,
-    PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp, MapOp, SoftmaxOp,
+    PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp, MapOp, SoftmaxOp, *ELEMENTWISE_OPS,
 ])

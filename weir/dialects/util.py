@@ -8,6 +8,11 @@ so a test of an op really runs the op instead of checking a result the compiler 
 The input phase (`lower-unfoldable-constants`) turns a tensor one into a constant that lives in
 the module's rodata, which no later pass clones or folds into a dispatch.
 
+`util.optimization_barrier` hides where values come from, so the ops reading its results are
+compiled (and fused) as if their operands were computed at run time:
+
+    %a, %b = util.optimization_barrier %x, %n : tensor<4xf32>, i32
+
 Globals are declared as IREE spells them, so that the input phase can reject the programs whose
 async regions share one without an explicit dependency (`verify-async-regions`); weir does not
 compile globals yet (`check-supported-ops` rejects them):
@@ -23,7 +28,9 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     SymbolRefAttr,
     TensorType,
@@ -38,6 +45,8 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -89,6 +98,52 @@ class UnfoldableConstantOp(IRDLOperation):
                                   f"{self.result.type}")
         if isinstance(t, TensorType) and not t.has_static_shape():
             raise VerifyException(f"the constant's type {t} must have a static shape")
+
+
+@irdl_op_definition
+class OptimizationBarrierOp(IRDLOperation):
+    """`util.optimization_barrier [attr-dict] [%a, %b : type_a, type_b]`: returns its operands
+    unchanged. What reads a result cannot see where it came from, so no constant is folded and
+    no producer is fused across it; the flow phase keeps it as a host op (dispatch formation
+    stops at it) and `drop-optimization-barriers` then makes each result an alias of its
+    operand."""
+
+    name = "util.optimization_barrier"
+    inputs = var_operand_def()
+    outputs = var_result_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> OptimizationBarrierOp:
+        attrs = parser.parse_optional_attr_dict()
+        unresolved = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand) or []
+        operands = []
+        if unresolved:
+            parser.parse_punctuation(":")
+            start = parser.pos
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            if len(types) != len(unresolved):
+                parser.raise_error(f"util.optimization_barrier has {len(unresolved)} operand(s) "
+                                   f"but {len(types)} type(s)", start, parser.pos)
+            operands = [parser.resolve_operand(u, t) for u, t in zip(unresolved, types)]
+        op = cls.build(operands=[operands], result_types=[[v.type for v in operands]])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        if self.inputs:
+            printer.print_string(" ")
+            printer.print_list(self.inputs, printer.print_operand)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.inputs], printer.print_attribute)
+
+    def verify_(self) -> None:
+        ins = [v.type for v in self.inputs]
+        outs = [r.type for r in self.outputs]
+        if ins != outs:
+            raise VerifyException(f"results ({', '.join(map(str, outs))}) must have the types "
+                                  f"of the operands ({', '.join(map(str, ins))})")
 
 
 _VISIBILITIES = ("public", "private", "nested")
@@ -243,5 +298,24 @@ class GlobalStoreOp(IRDLOperation):
                                   "`util.global mutable` to store to it")
 
 
-UTIL = Dialect("util", [UnfoldableConstantOp, GlobalOp, GlobalLoadOp, GlobalStoreOp], [])
+@irdl_op_definition
+class AssertEqOp(IRDLOperation):
+    """`"util.assert_eq"(%lhs, %rhs) <{message = "..."}> : (index, index) -> ()`: fails the
+    invocation with `message: <lhs> vs <rhs>` unless the two host integers are equal. The input
+    phase (`insert-dynamic-size-checks`) emits one per size equality a program implies but the
+    verifier cannot see; the vm phase lowers it to a branch to `vm.fail`."""
+
+    name = "util.assert_eq"
+    lhs = operand_def(IntegerType | IndexType)
+    rhs = operand_def(IntegerType | IndexType)
+    message = prop_def(StringAttr)
+
+    def verify_(self) -> None:
+        if self.lhs.type != self.rhs.type:
+            raise VerifyException(f"operands of different types: {self.lhs.type} and "
+                                  f"{self.rhs.type}")
+
+
+UTIL = Dialect("util", [UnfoldableConstantOp, OptimizationBarrierOp, GlobalOp, GlobalLoadOp, GlobalStoreOp,
+                        AssertEqOp], [])
 DIALECT = UTIL

@@ -235,10 +235,12 @@ class ReturnOp(IRDLOperation):
 
 @irdl_op_definition
 class FailOp(IRDLOperation):
-    """Ends the invocation with a runtime error carrying `message` (a `vm.const` string)."""
+    """Ends the invocation with a runtime error carrying `message` (a `vm.const` string), then
+    the run-time `values` it names (`: 5 vs 4`)."""
 
     name = "vm.fail"
     message = operand_def(StrType)
+    values = var_operand_def()
     traits = traits_def(IsTerminator())
 
 

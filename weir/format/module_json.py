@@ -84,7 +84,7 @@ def instruction_to_json(ins: Instruction) -> list[Any]:
     if isinstance(ins, Return):
         return ["return", list(ins.values)]
     if isinstance(ins, Fail):
-        return ["fail", ins.message]
+        return ["fail", ins.message] + ([list(ins.values)] if ins.values else [])
     raise TypeError(f"not a VM instruction: {ins!r}")
 
 
@@ -219,8 +219,10 @@ def instruction_from_json(value: Any, where: str) -> Instruction:
         _opcode_arity(items, 2, where)
         return Return(jf.as_int_list(items[1], where + ".values"))
     if opcode == "fail":
-        _opcode_arity(items, 2, where)
-        return Fail(i(items[1], where + ".message"))
+        if len(items) != 3:  # the values are optional
+            _opcode_arity(items, 2, where)
+        values = jf.as_int_list(items[2], where + ".values") if len(items) == 3 else ()
+        return Fail(i(items[1], where + ".message"), tuple(values))
     raise jf.fail(where, f"unknown opcode {jf.printable(opcode)}")
 
 

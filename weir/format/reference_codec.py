@@ -44,7 +44,7 @@ CMPF_PREDICATES = frozenset({"false", "oeq", "ogt", "oge", "olt", "ole", "one", 
                              "uge", "ult", "ule", "une", "uno", "true"})
 CMPI_PREDICATES = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"})
 CAST_OPS = frozenset({"extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", "extsi", "extui",
-                      "trunci", "bitcast", "index_cast"})
+                      "trunci", "bitcast", "index_cast", "index_castui"})
 # Ops whose number of operands is fixed (everything else in SCALAR_OPS is binary).
 _UNARY = frozenset({"negf", "absf", "exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt",
                     "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi"}) | CAST_OPS

@@ -43,13 +43,35 @@ SCALAR_OPS: frozenset[str] = frozenset(
         # integer
         "addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "andi", "ori", "xori",
         "shli", "shrsi", "shrui", "maxsi", "minsi", "maxui", "minui", "cmpi", "absi",
+        "floordivsi", "ceildivsi", "ceildivui",
         # other
         "select", "constant", "index", "push",
         # casts (attr: the result dtype)
         "extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", "extsi", "extui", "trunci",
-        "bitcast", "index_cast",
+        "bitcast", "index_cast", "index_castui",
     }
 )
+
+# What each op computes is MLIR's arith/math semantics; where MLIR leaves the result undefined
+# (poison or undefined behaviour) or lets an implementation choose, every implementation (the
+# reference kernels, llvm-cpu's code, the VM's `Arith`) gives this one result:
+# - integers are signless, wrap at their width, and the op says how to read them: divsi/remsi
+#   truncate toward zero, floordivsi rounds toward -inf, ceildivsi/ceildivui toward +inf;
+# - an integer division or remainder by zero gives 0 in a kernel (the host program faults
+#   instead: `RuntimeFault` naming the op); the signed MIN / -1 gives MIN (floordivsi and ceildivsi
+#   too) and MIN % -1 gives 0;
+# - a shift by the width or more (the amount read unsigned) gives what shifting one bit at a time
+#   would: 0 for shli/shrui, the sign (0 or -1) for shrsi;
+# - `exact` and overflow flags are ignored (the result they would make poison is computed anyway);
+# - fptosi/fptoui saturate to the result's signed/unsigned range and give 0 for NaN;
+# - maximumf/minimumf give NaN when either operand is NaN, maxnumf/minnumf the other operand (NaN
+#   if both are); all four order -0.0 below +0.0 (a reduction leaves open which zero it keeps);
+# - f16/bf16 arithmetic is done in f32 and rounded to the type after every op (a reduction
+#   accumulates in f32 and rounds once); truncf and the conversions to a float type round once,
+#   to nearest even (f64 to bf16 is not f64 to f32 to bf16), except that an integer beyond 2^53
+#   in magnitude goes to bf16 through f64;
+# - remf is C's fmod (the sign of the dividend); index is 64-bit; index_cast sign-extends,
+#   index_castui and extui zero-extend.
 
 
 # The scalar ops the host program (the VM's `Arith` instruction) computes with the same semantics:

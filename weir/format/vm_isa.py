@@ -134,9 +134,12 @@ class Return:
 
 @dataclass(frozen=True)
 class Fail:
-    """Raise a runtime error carrying `message` (a const register holding a str)."""
+    """Raise a runtime error carrying `message` (a const register holding a str), followed, when
+    `values` is not empty, by `: ` and their run-time values joined by ` vs ` (a host check
+    naming the sizes it found different)."""
 
     message: int
+    values: tuple[int, ...] = ()
 
 
 Instruction = Union[

@@ -6,6 +6,11 @@ and `FuncOp.print` prints a body-less function as its bare `function_type`, drop
 `arg_attrs` and `res_attrs`. IREE's ABI lives in exactly those attributes
 (`{iree.abi.output = 0 : index}` on imported declarations), so weir parses and prints
 `func.func` with these functions instead (hooked in by `WeirParser` / `WeirPrinter`).
+
+IREE spells the same ops `util.func`, `util.return` and `util.call` (what `iree-compile
+--compile-to=input` prints, `attributes {iree.abi.stub, ...}` and all): weir reads them as the
+func ops they stand for, so the rest of the compiler sees one kind of function. Their one
+form func has no counterpart for, a result tied to an argument (`-> %arg0`), is refused by name.
 """
 
 from __future__ import annotations
@@ -13,12 +18,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType
-from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Region
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Operation, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 _RESERVED = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
+
+FUNC_SPELLINGS = frozenset({"func.func", "util.func"})
+"""The op names `parse_func` reads."""
+
+OP_SPELLINGS: dict[str, type[Operation]] = {"util.return": ReturnOp, "util.call": CallOp}
+"""IREE's names of func ops whose syntax is the func op's own."""
 
 
 def _attrs_array(dicts: Sequence[dict[str, Attribute]]) -> ArrayAttr[DictionaryAttr] | None:
@@ -81,12 +93,20 @@ def _parse_results(parser: Parser) -> tuple[list[Attribute], list[dict[str, Attr
     """`-> type` or `-> (type {attrs}, ...)`; no arrow means no results."""
     if parser.parse_optional_punctuation("->") is None:
         return [], []
+
+    def result_type() -> Attribute:
+        token = parser._current_token  # pyright: ignore[reportPrivateUsage]
+        if token.kind == MLIRTokenKind.PERCENT_IDENT:
+            parser.raise_error(f"a result tied to an argument ('-> {token.text}', IREE's "
+                               "util.func) is not supported: return a value of its own")
+        return parser.parse_type()
+
     pairs = parser.parse_optional_comma_separated_list(
         parser.Delimiter.PAREN,
-        lambda: (parser.parse_type(), parser.parse_optional_dictionary_attr_dict()),
+        lambda: (result_type(), parser.parse_optional_dictionary_attr_dict()),
     )
     if pairs is None:
-        return [parser.parse_type()], [{}]
+        return [result_type()], [{}]
     return [t for t, _ in pairs], [d for _, d in pairs]
 
 

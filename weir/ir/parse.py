@@ -22,6 +22,7 @@ from weir.ir.constants import ConstantStore, attach_constants
 from weir.ir.context import make_context
 from weir.ir.diagnostics import one_line
 from weir.ir.lexer import WeirLexer
+from weir.ir.nesting import deep_nesting
 from weir.ir.verify import verify_module
 from weir.ir.weir_parser import LineIndex, WeirParser
 
@@ -96,11 +97,12 @@ def parse_source(source: str | bytes, filename: str = "<stdin>", ctx: Context | 
     text = decode_source(source)
     _check_nonempty_text(text, filename)
     constants = ConstantStore()
-    module = _parse_text(text, filename, ctx, constants, WeirParser.parse_module)
-    _locate_implicit_ops(module, filename)
-    attach_constants(module, constants)
-    if verify:
-        verify_module(module)
+    with deep_nesting():
+        module = _parse_text(text, filename, ctx, constants, WeirParser.parse_module)
+        _locate_implicit_ops(module, filename)
+        attach_constants(module, constants)
+        if verify:
+            verify_module(module)
     return ParsedModule(module, constants)
 
 

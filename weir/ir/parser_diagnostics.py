@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ShapedType
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, ShapedType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
@@ -36,6 +36,7 @@ from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 from weir.ir.diagnostics import one_line
 from weir.ir.hexfloat import is_hex_literal
 from weir.ir.lexer import WeirLexer
+from weir.ir.nesting import enter_region
 
 T = TypeVar("T", bound=Attribute)
 
@@ -84,6 +85,7 @@ class DiagnosingParser(Parser):
         self._first_use: dict[str, Span] = {}  # first use of each forward-referenced value
         self._defined_at: dict[str, Span] = {}
         self._dense_type_end: Position | None = None  # where the type of a dense literal ended
+        self._attribute_type: Attribute | None = None  # the type of the last `value : type` read
 
     def position_text(self, pos: Position) -> str:
         """`line:col` of a position, for messages that point at a second place (error paths
@@ -234,6 +236,9 @@ class DiagnosingParser(Parser):
     def parse_optional_region(self, arguments: Iterable[Parser.Argument] | None = None) -> Region | None:
         if self._current_token.kind != MLIRTokenKind.L_BRACE:
             return None
+        too_deep = enter_region(len(self._regions) + 1)
+        if too_deep is not None:
+            self.raise_error(too_deep)
         self._regions.append(self.pos)
         try:
             return super().parse_optional_region(arguments)
@@ -281,6 +286,10 @@ class DiagnosingParser(Parser):
         """The source from `start` to the current token, e.g. the `: f32` after a literal."""
         return self._parser_state.lexer.input.content[start:self.pos].strip().lstrip(":").strip()
 
+    def _parse_attribute_type(self) -> Attribute:
+        self._attribute_type = super()._parse_attribute_type()
+        return self._attribute_type
+
     def parse_optional_builtin_int_or_float_attr(self):  # type: ignore[no-untyped-def, override]
         """`5 : i32`, `2.5 : f32`: a value its type cannot hold is reported at the value (xDSL
         raises OverflowError for floats, accepts any integer for `index`, and reports a float
@@ -293,6 +302,13 @@ class DiagnosingParser(Parser):
                 raise ParseError(literal.span, e.msg) from None
             raise
         except OverflowError:
+            # Defect fix: a decimal float literal beyond its type's range is ±inf, as in MLIR
+            # (see `float_overflow`); an integer literal given a float type stays an error.
+            written = self._parser_state.lexer.input.content[literal.span.start:self.pos]
+            number = written.rpartition(":")[0].replace(" ", "")
+            if isinstance(self._attribute_type, AnyFloat) and not is_hex_literal(number) and \
+                    any(c in number for c in ".eE"):
+                return FloatAttr(math.copysign(math.inf, float(number)), self._attribute_type)
             what = "hexadecimal float constant" if is_hex_literal(literal.text) else \
                 f"float constant {literal.text}"
             raise ParseError(literal.span, f"{what} is out of range for type "

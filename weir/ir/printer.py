@@ -27,6 +27,16 @@ class WeirPrinter(Printer):
             return
         super().print_op(op)
 
+    def print_operation_type(self, op: Operation) -> None:
+        """Defect fix: xDSL prints the op's location after its type, which is right where the
+        type ends a generic-format op but wrong inside a custom format that prints a type in
+        the middle (`scf.while (...) : (i32) -> i32 loc(...) {` did not parse back)."""
+        self.print_function_type(op.operand_types, op.result_types)
+        generic = self.print_generic_format or Operation.print is type(op).print
+        if self.print_debuginfo and generic:
+            self.print_string(" ")
+            self.print_attribute(op.location)
+
 
 def _resource_section(printer: WeirPrinter, constants: ConstantStore) -> str:
     """The `{-# dialect_resources #-}` trailer for the blobs the printed IR referenced.

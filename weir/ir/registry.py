@@ -28,6 +28,7 @@ WEIR_DIALECT_MODULES: tuple[tuple[str, ...], ...] = (
     ("linalg_ext",),  # the linalg ops xDSL lacks, loaded into xDSL's `linalg`
     ("arith_ext",),  # arith comparisons, casts and select on tensors, as MLIR has them
     ("tensor_ext",),  # tensor.reshape verified as MLIR does for dynamic shapes
+    ("scf_ext",),  # scf.for/if/while in every form upstream MLIR prints
     ("flow",),
     ("stream",),
     ("hal",),

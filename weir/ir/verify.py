@@ -17,6 +17,7 @@ from xdsl.utils.exceptions import VerifyException
 from weir.errors import CompileError
 from weir.ir.diagnostics import error_at, location_of, one_line
 from weir.ir.dominance import DefinitionOrder, misplaced_use
+from weir.ir.op_checks import check_op
 from weir.ir.window_ops import check_window_op
 
 
@@ -81,6 +82,7 @@ def verify_module(module: Operation) -> None:
             _check_unique_symbols(op)
             _check_terminator_parent(op)
             check_window_op(op)  # before xDSL's own checks, whose messages name no sizes
+            check_op(op)  # what MLIR checks and xDSL does not (shapes, indices, yields)
             op.verify(verify_nested_ops=False)
         except VerifyException as e:
             raise error_at(op, f"'{op.name}' op {one_line(str(e))}") from e

@@ -10,15 +10,27 @@ import bisect
 import re
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseResourceAttr, FileLineColLoc, IntAttr, ShapedType, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (
+    DenseResourceAttr,
+    FileLineColLoc,
+    IntAttr,
+    LocationAttr,
+    ModuleOp,
+    ShapedType,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from weir.ir.constants import Blob, ConstantStore
-from weir.ir.func_syntax import parse_func
+from weir.ir.float_overflow import DecimalFloatElement
+from weir.ir.func_syntax import FUNC_SPELLINGS, OP_SPELLINGS, parse_func
+from weir.ir.generic_form import check_generic_shape
 from weir.ir.hexfloat import HexBitsElement, is_hex_literal
+from weir.ir.locations import DeferredLocations, block_arguments, parse_location
 from weir.ir.parser_diagnostics import DiagnosingParser
 from weir.ir.window_ops import add_default_window_attrs
 
@@ -48,6 +60,8 @@ class WeirParser(DiagnosingParser):
         self.lines = LineIndex(text)
         self._filename_attr = StringAttr(filename)
         self._op_name_span: Span | None = None
+        self._deferred_locations = DeferredLocations()
+        self._ops_at_deferred_locations: list[tuple[Operation, Attribute]] = []
 
     def location_at(self, pos: int) -> FileLineColLoc:
         line, col = self.lines.line_col(pos)
@@ -62,20 +76,58 @@ class WeirParser(DiagnosingParser):
         """Record where each op starts so later passes can report `file:line:col` for it."""
         start = self._current_token.span.start
         token = self._current_token
-        if token.kind == MLIRTokenKind.BARE_IDENT and token.text == "func.func":
+        if token.kind == MLIRTokenKind.BARE_IDENT and token.text in FUNC_SPELLINGS:
             op = self._parse_func_op()
         else:
             op = super().parse_operation()
             # Defect fix (conv/pooling strides and dilations required): see `window_ops`.
             add_default_window_attrs(op)
         # An explicit `loc("file":l:c)` from a frontend is kept; anything else (unknown,
-        # name or fused locations) is replaced by the op's position in this file.
+        # name or fused locations) is replaced by the op's position in this file. An alias
+        # defined further down is looked at once the file is read (`_resolve_locations`).
         if not isinstance(op.location, FileLineColLoc):
+            if self._deferred_locations.is_placeholder(op.location):
+                self._ops_at_deferred_locations.append((op, op.location))
             op.location = self.location_at(start)
         return op
 
+    def _parse_generic_operation(self, op_type: type[Operation]) -> Operation:
+        """Defect fix: the generic form lets a text give an op any operands, results, regions
+        and properties; xDSL built the op from whatever was written, and what then read it (its
+        verifier, weir's checks) failed with a KeyError or an IndexError. The op's shape is
+        checked here, as MLIR checks it when the op is built."""
+        op = super()._parse_generic_operation(op_type)
+        add_default_window_attrs(op)  # the properties MLIR defaults are not missing
+        if isinstance(op, IRDLOperation):
+            check_generic_shape(op)
+        return op
+
+    def _parse_location(self) -> LocationAttr:
+        return parse_location(self, self._deferred_locations)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        module = super().parse_module(allow_implicit_module)
+        if self._deferred_locations:
+            self._resolve_locations(module)
+        return module
+
+    def _resolve_locations(self, module: ModuleOp) -> None:
+        """Location aliases used before their definition (MLIR prints them at the end of the
+        file), now that every alias is known: an op keeps a file location it was given, and
+        block arguments get what their alias stands for."""
+        deferred, aliases = self._deferred_locations, self.attribute_aliases
+        deferred.check_all_defined(aliases)
+        for op, placeholder in self._ops_at_deferred_locations:
+            loc = deferred.resolve(placeholder, aliases)
+            if isinstance(loc, FileLineColLoc):
+                op.location = loc
+        for arg in block_arguments(module):
+            if deferred.is_placeholder(arg.location):
+                arg.location = deferred.resolve(arg.location, aliases)
+
     def _parse_func_op(self) -> Operation:
-        """Defect fix (arg/res attributes of declarations dropped): see `func_syntax`."""
+        """Defect fix (arg/res attributes of declarations dropped): see `func_syntax`. IREE's
+        `util.func` is read as the `func.func` it stands for (also `func_syntax`)."""
         self._consume_token(MLIRTokenKind.BARE_IDENT)
         self._parser_state.dialect_stack.append("func")
         try:
@@ -94,6 +146,9 @@ class WeirParser(DiagnosingParser):
         return results
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
+        if (op_type := OP_SPELLINGS.get(name)) is not None:
+            self.note_op_type(op_type)
+            return op_type
         if op_type := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack):
             self.note_op_type(op_type)
             return op_type
@@ -102,10 +157,13 @@ class WeirParser(DiagnosingParser):
     # -- hex float bit patterns in dense<...> -----------------------------------------------
 
     def _parse_tensor_literal_element(self) -> Parser._TensorLiteralElement:
-        """Defect fix (hex floats inside dense<...> misread): see `hexfloat`."""
+        """Defect fixes (hex floats inside dense<...> misread): see `hexfloat`; (decimal floats
+        beyond their type's range refused): see `float_overflow`."""
         element = super()._parse_tensor_literal_element()
         if isinstance(element.value, int) and not isinstance(element.value, bool) and is_hex_literal(element.span.text):
             return HexBitsElement(element.is_negative, element.value, element.span)
+        if isinstance(element.value, float):
+            return DecimalFloatElement(element.is_negative, element.value, element.span)
         return element
 
     # -- dense_resource blobs in weir's per-parse store -------------------------------------

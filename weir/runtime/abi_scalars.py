@@ -81,6 +81,7 @@ def scalar_argument(dtype: str, function: str, index: int) -> Converter:
 
 
 def scalar_result(dtype: str) -> Callable[[Any], Any]:
-    """A result register as the numpy scalar of its type."""
-    scalar_type = BY_NAME[dtype].dtype.type
+    """A result register as the numpy scalar of its type; an i1 as an int32, as IREE's VM (which
+    has no i1 register) returns it, and an index as an int64."""
+    scalar_type = np.int32 if dtype == "i1" else BY_NAME[dtype].dtype.type
     return lambda value: scalar_type(value)

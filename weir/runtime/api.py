@@ -10,8 +10,9 @@
     >>> run(np.ones(4, np.float32), np.arange(4, dtype=np.float32))      # doctest: +SKIP
     array([0., 1., 2., 3.], dtype=float32)
 
-`Function.__call__` takes numpy arrays and Python scalars (arrays are copied into fresh device
-buffers) and returns numpy copies; `invoke_views` is the low-level form on BufferViews. Both take
+`Function.__call__` takes numpy arrays and Python scalars (arrays are checked against the
+function's declared argument types, then copied into fresh device buffers in the host's byte
+order) and returns numpy copies; `invoke_views` is the low-level form on BufferViews. Both take
 `timeout=` seconds: every wait of the call (and every host loop) stops there with
 `DeadlineExceeded`; `with deadline(seconds, "what"):` bounds several calls at once.
 `await fn.call_async(...)` is the call from asyncio (asyncio_bridge.py).
@@ -26,6 +27,7 @@ import numpy as np
 
 from weir.errors import InputError, LoadError, RuntimeFault, WeirError
 from weir.runtime.abi_scalars import declared_scalar_types, scalar_argument, scalar_result
+from weir.runtime.abi_tensors import declared_tensor_types, tensor_argument
 from weir.format.image import CallModel, Signature
 from weir.format.module_file import deserialize, load_file
 from weir.runtime.asyncio_bridge import await_scheduled, run_in_executor
@@ -75,12 +77,15 @@ class Function:
         args = export.signature.args
         self._num_user_args = len(args) - 2 if self._coarse else len(args)
         self._num_results = len(export.signature.results)
-        self._converters = tuple(_CONVERTERS[t] for t in args[:self._num_user_args])
+        short = qualified_name.split(".", 1)[-1]
+        tensors = declared_tensor_types(export.reflection_dict(), self._num_user_args)
+        self._converters = tuple(
+            tensor_argument(tensors[i], short, i) if t == "r" else _CONVERTERS[t]
+            for i, t in enumerate(args[:self._num_user_args]))
         self._result_converters: tuple[Callable[[Any], Any], ...] = ()
         self._declared = declared_scalar_types(export.reflection_dict(), self._num_user_args,
                                                self._num_results)
         if self._declared is not None:
-            short = qualified_name.split(".", 1)[-1]
             self._converters = tuple(
                 convert if t is None else scalar_argument(t, short, i)
                 for i, (convert, t) in enumerate(zip(self._converters, self._declared[0])))
@@ -252,13 +257,6 @@ class Function:
         return f"<weir function {self.name} {self.signature.cconv}>"
 
 
-def _ref_to_vm(value: Any, allocator: Allocator | None) -> Any:
-    """Arrays (and numpy scalars) are copied into a fresh buffer; other refs pass as they are."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return BufferView.from_numpy(value, allocator)
-    return value
-
-
 def _int_to_vm(value: Any, allocator: Allocator | None) -> int:
     if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
         raise InputError(f"expected an integer argument, got {value!r}")
@@ -271,8 +269,9 @@ def _float_to_vm(value: Any, allocator: Allocator | None) -> float:
     return float(value)
 
 
+# Scalar arguments by letter; `r` arguments convert with `abi_tensors.tensor_argument`.
 _CONVERTERS: dict[str, Callable[[Any, Allocator | None], Any]] = {
-    "r": _ref_to_vm, "i": _int_to_vm, "I": _int_to_vm, "f": _float_to_vm, "F": _float_to_vm,
+    "i": _int_to_vm, "I": _int_to_vm, "f": _float_to_vm, "F": _float_to_vm,
 }
 
 

@@ -41,6 +41,7 @@ from weir.tools.io.benchmark_report import (
 from weir.tools.io.benchmark_timing import DEFAULT_MIN_TIME, MinTime, measure, parse_min_time
 from weir.tools.io.flags import Flag, FlagParser, ParsedFlags
 from weir.tools.io.machine_context import console_context, machine_context
+from weir.tools.io.npy import host_order
 from weir.tools.io.parse_input import parse_inputs
 from weir.tools.io.values import ParsedInput, resolve_argument
 from weir.tools.io.session import (
@@ -146,8 +147,8 @@ def _argument_views(api: ModuleType, context: Any, target: Target,
                          f"{len(inputs)} --input value(s)")
     allocator = context.devices[0].allocator
     values = [resolve_argument(value, user_args[i], index=i) for i, value in enumerate(inputs)]
-    return [api.BufferView.from_numpy(v, allocator) if isinstance(v, np.ndarray) else v
-            for v in values]
+    return [api.BufferView.from_numpy(host_order(v), allocator) if isinstance(v, np.ndarray)
+            else v for v in values]
 
 
 def _benchmark(api: ModuleType, context: Any, target: Target,

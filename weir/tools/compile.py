@@ -40,6 +40,11 @@ def execution_model_from_flags(flags: ParsedFlags) -> ExecutionModel:
                      f"{', '.join(EXECUTION_MODELS)}")
 
 
+MEMOIZATION_FLAG = Flag(
+    "iree-hal-memoization", "bool", "Record command buffers that are the same on every call once, "
+    "when the module is initialised, and replay them with each call's buffers (false: record "
+    "every command buffer on every call).", default=True)
+
 TARGET_DEVICE_FLAG = Flag(
     "iree-hal-target-device", "string", "A device the program runs on, in the order devices are "
     "bound at run time: NAME=local[N], local[N] or local.", repeated=True, metavar="DEVICE")
@@ -58,9 +63,12 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("iree-llvmcpu-target-cpu-features", "string", "Extra LLVM CPU features for llvm-cpu, "
          "e.g. +avx2,-avx512f.", default="", metavar="FEATURES"),
     EXECUTION_MODEL_FLAG,
+    MEMOIZATION_FLAG,
     Flag("weir-stream-elide-transfers", "bool", "Use one allocation on devices that share memory "
          "instead of copying between them (false: every transfer is a queue copy).",
          default=True),
+    Flag("iree-opt-strip-assertions", "bool", "Remove cf.assert ops from linalg op bodies "
+         "(default false: such a program is rejected at the assert).", default=False),
     Flag("compile-to", "string", f"Stop after this phase and print its IR: {', '.join(PHASES)}.",
          metavar="PHASE"),
     Flag("dump-compilation-phases-to", "string", "Write the IR after every phase into DIR.",
@@ -113,11 +121,13 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
         target_backends=tuple(backends) or ("reference",),
         execution_model=model,
         target_devices=devices,
+        hal_memoization=flags.boolean("iree-hal-memoization"),
         llvmcpu_target_cpu=flags.string("iree-llvmcpu-target-cpu") or "host",
         llvmcpu_target_cpu_features=flags.string("iree-llvmcpu-target-cpu-features") or "",
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
         disabled_passes=disabled,
+        strip_assertions=flags.boolean("iree-opt-strip-assertions"),
     )
 
 

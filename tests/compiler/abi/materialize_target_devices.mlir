@@ -4,7 +4,7 @@
 // reflection string. With no device declared only @__device_0 exists: the chunk without
 // affinities still passes, and each chunk naming a device fails at its function while the others
 // are still printed. An affinity naming an undeclared device with devices declared (on an
-// argument, a result, or a flow.tensor.transfer target) is checked in
+// argument, a result, a flow.tensor.transfer target or an async.execute region) is checked in
 // materialize_target_devices_errors.mlir.
 // RUN: weir-opt --split-input-file --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-entry-points %s | filecheck %s
 // RUN: weir-opt --split-input-file --iree-execution-model=async-external --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-entry-points %s | filecheck %s --check-prefix=ASYNC
@@ -97,3 +97,22 @@ func.func @mixed(%a: tensor<4xf32> {iree.abi.affinity = #hal.device.promise<@dev
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
+
+// -----
+
+// An async.execute region placed on a declared device keeps its stream.affinity. With no device
+// declared (`weir-compile` without --iree-hal-target-device) the region's device is an error at
+// the region, like a transfer to an undeclared device.
+// CHECK-LABEL: func.func private @_placed_region(
+// CHECK: async.execute
+// CHECK-SAME: stream.affinity = #hal.device.promise<@device_b>
+func.func @placed_region(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // ERR-NONE: materialize_target_devices.mlir:[[# @LINE + 1]]:3: error: device @device_b is not a target device (declared: @__device_0); add --iree-hal-target-device=device_b=local[N]
+  %token, %value = async.execute -> !async.value<tensor<4xf32>>
+      attributes {stream.affinity = #hal.device.promise<@device_b>} {
+    %0 = arith.mulf %x, %x : tensor<4xf32>
+    async.yield %0 : tensor<4xf32>
+  }
+  %r = async.await %value : !async.value<tensor<4xf32>>
+  return %r : tensor<4xf32>
+}

@@ -1,6 +1,9 @@
 // Checks that recursion, direct or through another function, is reported at the call that closes
-// the cycle (calls within a module are inlined, so it cannot be compiled), and nothing is printed.
+// the cycle (calls within a module are inlined, so it cannot be compiled), and nothing is printed;
+// and, behind ABI stubs (whose tensor bodies are renamed `_NAME`), that the message still names
+// the function as the source does.
 // RUN: not weir-opt --split-input-file --inline-internal-calls %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+// RUN: not weir-opt --split-input-file --wrap-entry-points --inline-internal-calls %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
 // RUN: not weir-opt --split-input-file --inline-internal-calls %s 2>/dev/null | filecheck %s --check-prefix=OUT --allow-empty
 // OUT-NOT: {{.}}
 

@@ -53,6 +53,6 @@ def test_static_window_out_of_bounds_is_a_compile_error() -> None:
   %0 = tensor.extract_slice %x[6] [3] [1] : tensor<8xf32> to tensor<3xf32>
   return %0 : tensor<3xf32>
 }"""
-    with pytest.raises(CompileError, match=r"slices\.mlir:2:3: error: 'tensor\.extract_slice' is "
-                                           r"out of bounds in dimension 0"):
+    with pytest.raises(CompileError, match=r"slices\.mlir:2:3: error: 'tensor\.extract_slice' op "
+                                           r"the slice of dimension 0 is out of bounds"):
         weir.compile_string(src, "slices.mlir", OPTIONS)

@@ -191,3 +191,20 @@ func.func @checked(%a: index, %b: index) {
   cf.assert %same, "sizes differ"
   func.return
 }
+
+// -----
+
+// util.assert_eq (the input phase's dynamic size checks) compares its operands and fails with
+// its message and both values, so the runtime error names the sizes.
+// CHECK-LABEL: func.func @sizes_equal
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[A:.*]], %[[B:.*]] : index
+// CHECK-NEXT: cf.cond_br %[[SAME]], ^[[OK:.*]], ^[[FAIL:.*]]
+// CHECK: ^[[OK]]:
+// CHECK-NEXT: func.return
+// CHECK: ^[[FAIL]]:
+// CHECK-NEXT: %[[MSG:.*]] = "vm.const"() <{value = "sizes differ"}> : () -> !vm.str
+// CHECK-NEXT: "vm.fail"(%[[MSG]], %[[A]], %[[B]]) : (!vm.str, index, index) -> ()
+func.func @sizes_equal(%a: index, %b: index) {
+  "util.assert_eq"(%a, %b) <{message = "sizes differ"}> : (index, index) -> ()
+  func.return
+}

@@ -1,15 +1,16 @@
 """Names the program's devices in the IR before anything is placed: the module records its
 default device (`stream.affinity.default`, the first `--iree-hal-target-device`), and every
 affinity the program states (`iree.abi.affinity` on arguments and results, the target of
-`flow.tensor.transfer`) must name one of the declared devices, so a misspelt device is an error
-at its position instead of a device the runtime cannot bind."""
+`flow.tensor.transfer`, the `stream.affinity` of an `async.execute` region) must name one of the
+declared devices, so a misspelt device is an error at its position instead of a device the
+runtime cannot bind."""
 
 from __future__ import annotations
 
 from weir.compiler.devices import DeviceTable, device_names
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
-from weir.dialects import flow
+from weir.dialects import async_, flow
 from weir.ir.diagnostics import error_at
 from weir.ir.hal_attrs import DeviceAffinityAttr, DevicePromiseAttr
 from weir.ir.upstream import ArrayAttr, Attribute, DictionaryAttr, func, ModuleOp, Operation
@@ -37,6 +38,8 @@ class MaterializeTargetDevices(Pass):
                         self._check(abi_affinity(attrs, i), op, table)
             elif isinstance(op, flow.TensorTransferOp):
                 self._check(op.target, op, table)
+            elif isinstance(op, async_.ExecuteOp):
+                self._check(op.attributes.get(async_.AFFINITY_ATTR), op, table)
 
     def _check(self, affinity: Attribute | None, where: Operation, table: DeviceTable) -> None:
         if affinity is None:

@@ -1,9 +1,11 @@
 """Rewrites arith/math ops on tensors as `linalg.generic`, so every piece of tensor math has one
-form that dispatch formation can fuse and targets can lower."""
+form that dispatch formation can fuse and targets can lower. An op with several results (the
+extended additions and multiplications) becomes a generic with one output per result; a scalar
+operand (the i1 condition of a select between whole tensors) is used inside the body as it is."""
 
 from __future__ import annotations
 
-from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
+from weir.compiler.input.supported_ops import COMPOUND_OPS, ELEMENTWISE_OPS
 from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
@@ -24,7 +26,8 @@ from weir.ir.upstream import (
 
 
 def _is_tensor_elementwise(op: Operation) -> bool:
-    return op.name in ELEMENTWISE_OPS and any(isinstance(r.type, TensorType) for r in op.results)
+    return (op.name in ELEMENTWISE_OPS or op.name in COMPOUND_OPS) and \
+        any(isinstance(r.type, TensorType) for r in op.results)
 
 
 class ConvertElementwiseToLinalg(Pass):
@@ -35,31 +38,34 @@ class ConvertElementwiseToLinalg(Pass):
             self._convert(op)
 
     def _convert(self, op: Operation) -> None:
-        result_type = op.results[0].type
-        assert isinstance(result_type, TensorType)
-        rank = len(result_type.get_shape())
+        result_types = [r.type for r in op.results]
+        assert all(isinstance(t, TensorType) for t in result_types)
+        rank = len(result_types[0].get_shape())  # type: ignore[attr-defined]
+        tensors = [v for v in op.operands if isinstance(v.type, TensorType)]
         b = Builder(InsertPoint.before(op))
-        dims = dynamic_dims(op.operands[0], InsertPoint.before(op))
-        init = b.insert(EmptyOp(dims, result_type))
+        dims = dynamic_dims(tensors[0], InsertPoint.before(op))
+        inits = [b.insert(EmptyOp(dims, t)).tensor for t in result_types]
         identity = AffineMapAttr(AffineMap.identity(rank))
         block = Block(arg_types=[
-            *(v.type.element_type for v in op.operands),  # type: ignore[attr-defined]
-            result_type.element_type,
+            *(v.type.element_type for v in tensors),  # type: ignore[attr-defined]
+            *(t.element_type for t in result_types),  # type: ignore[attr-defined]
         ])
+        args = iter(block.args)
         scalar = type(op).create(
-            operands=block.args[: len(op.operands)],
-            result_types=[result_type.element_type],
+            operands=[next(args) if isinstance(v.type, TensorType) else v for v in op.operands],
+            result_types=[t.element_type for t in result_types],  # type: ignore[attr-defined]
             properties=dict(op.properties),
             attributes=dict(op.attributes),
         )
         block.add_op(scalar)
-        block.add_op(linalg.YieldOp(scalar.results[0]))
+        block.add_op(linalg.YieldOp(*scalar.results))
         generic = b.insert(linalg.GenericOp(
-            list(op.operands), [init.tensor], Region(block),
-            [identity] * (len(op.operands) + 1),
+            tensors, inits, Region(block),
+            [identity] * (len(tensors) + len(inits)),
             [linalg_attrs.IteratorTypeAttr.parallel()] * rank,
-            [result_type],
+            result_types,
         ))
-        op.results[0].replace_all_uses_with(generic.results[0])
+        for old, new in zip(op.results, generic.results):
+            old.replace_all_uses_with(new)
         op.detach()
         op.erase()

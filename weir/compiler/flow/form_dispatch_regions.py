@@ -43,6 +43,13 @@ from weir.ir.upstream import (
     TensorType,
 )
 
+# The most ops one region takes in. A fused chain is one kernel whose body is the whole chain,
+# and LLVM's loop vectoriser and instruction scheduler take more than linear time in the size of
+# a loop body: past this size a chain is cut into dispatches of this size (each cut costs one
+# write and one read of a tensor, nothing next to thousands of ops per element), which keeps
+# compile time linear in the length of the program.
+MAX_FUSED_OPS = 4096
+
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
     linalg.ReduceOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp, *linalg_ext.KERNEL_OPS,
@@ -121,12 +128,16 @@ class FormDispatchRegions(Pass):
 
     def _form(self, block: Block, fuse: bool) -> None:
         grouped: set[Operation] = set()
-        for root in reversed(list(block.ops)):
+        original = list(block.ops)
+        # Regions only ever take ops that were here at the start, and inserting or erasing
+        # others keeps their order: one numbering serves every region.
+        position = {op: i for i, op in enumerate(original)}
+        for root in reversed(original):
             if root in grouped or not isinstance(root, ROOT_OPS):
                 continue
             fused, cloned = self._collect(root, block, fuse)
             grouped.update(fused - cloned)
-            ordered = sorted(fused, key=lambda op: block.get_operation_index(op))
+            ordered = sorted(fused, key=position.__getitem__)
             self._make_region(root, ordered, cloned, block)
         # Cloned producers may have lost their last host user.
         for op in reversed(list(block.ops)):
@@ -139,30 +150,30 @@ class FormDispatchRegions(Pass):
         """The ops of root's region, and which of them are clones (their originals stay for
         users outside the region)."""
         fused: set[Operation] = {root}
-        changed = True
-        while changed:
-            changed = False
-            for op in list(fused):
-                for operand in op.operands:
-                    producer = operand.owner
-                    if not isinstance(producer, Operation) or producer in fused:
-                        continue
-                    if producer.parent_block() is not block:
-                        continue
-                    if isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
-                            (fuse and _is_elementwise(producer)):
-                        fused.add(producer)
-                        changed = True
-        # A producer stays on the host when something outside uses it, or a producer that stays.
-        cloned: set[Operation] = set()
-        changed = True
-        while changed:
-            changed = False
-            for op in fused - cloned - {root}:
-                if any(use.operation not in fused or use.operation in cloned
-                       for r in op.results for use in r.uses):
-                    cloned.add(op)
-                    changed = True
+        pending = [root]
+        while pending and len(fused) < MAX_FUSED_OPS:
+            op = pending.pop()
+            for operand in op.operands:
+                producer = operand.owner
+                if not isinstance(producer, Operation) or producer in fused:
+                    continue
+                if producer.parent_block() is not block:
+                    continue
+                if isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
+                        (fuse and _is_elementwise(producer)):
+                    fused.add(producer)
+                    pending.append(producer)
+        # A producer stays on the host when something outside uses it, or a producer that stays
+        # (whose operands then have a user outside the region too).
+        pending = [op for op in fused if op is not root and any(
+            use.operation not in fused for r in op.results for use in r.uses)]
+        cloned: set[Operation] = set(pending)
+        while pending:
+            for operand in pending.pop().operands:
+                producer = operand.owner
+                if producer in fused and producer is not root and producer not in cloned:
+                    cloned.add(producer)  # type: ignore[arg-type]
+                    pending.append(producer)  # type: ignore[arg-type]
         return fused, cloned
 
     def _make_region(self, root: Operation, ops: list[Operation], cloned: set[Operation],

@@ -4,12 +4,13 @@ worse, the runtime."""
 
 from __future__ import annotations
 
-from weir.compiler.input.supported_ops import is_supported
+from weir.compiler.input.strip_assertions import in_dispatch_body
+from weir.compiler.input.supported_ops import is_supported, unsupported_form
 from weir.compiler.input.supported_types import unsupported_type
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.ir.diagnostics import error_at
-from weir.ir.upstream import Attribute, ModuleOp, Operation, func
+from weir.ir.upstream import Attribute, ModuleOp, Operation, cf, func
 
 
 class CheckSupportedOps(Pass):
@@ -19,8 +20,13 @@ class CheckSupportedOps(Pass):
         for op in module.walk():
             if op is module:
                 continue
+            if isinstance(op, cf.AssertOp) and in_dispatch_body(op):
+                raise error_at(op, "'cf.assert' in a linalg op body is not supported (compile "
+                               "with --iree-opt-strip-assertions to remove it)")
             if not is_supported(op.name):
                 raise error_at(op, f"'{op.name}' is not supported")
+            if (why := unsupported_form(op)) is not None:
+                raise error_at(op, why)
             for t in _value_types(op):
                 if (why := unsupported_type(t)) is not None:
                     raise error_at(op, why)

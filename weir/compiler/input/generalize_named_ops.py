@@ -2,10 +2,11 @@
 phases see only linalg.generic, fill, transpose, broadcast, reduce, matmul, batch_matmul and the
 window ops (which map onto the Conv2D/Pool2D kernels through their layouts).
 
-- Elementwise named ops (add, sub, mul, max, min, exp, log, sqrt, select, copy) and `map`
+- Elementwise named ops (add, sub, mul, max, min, exp, log, sqrt, negf, select, copy) and `map`
   become a parallel generic with their own body: the one form dispatch formation fuses.
-- matvec, vecmat and dot become generic reductions: with a vector operand there is no matrix
-  product for the GEMM microkernel to block, and a loop nest reads each element once anyway.
+- matvec, batch_matvec, vecmat and dot become generic reductions: with a vector operand there
+  is no matrix product for the GEMM microkernel to block, and a loop nest reads each element
+  once anyway.
 - Transposed matmuls (matmul_transpose_a/b, batch_matmul_transpose_a/b, and a matmul whose
   `indexing_maps` only swap an operand's dimensions) become linalg.transpose + (batch_)matmul:
   the transpose fuses into the matmul's dispatch as a producer, so the product stays on the
@@ -74,6 +75,9 @@ class GeneralizeNamedOps(Pass):
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
         for op in list(module.walk()):
+            if isinstance(op, linalg_ext.BatchMatmulOp) and op.has_explicit_maps():
+                self._batch_matmul_with_maps(op)
+                continue
             if isinstance(op, _KEPT) or op.parent is None:
                 continue
             if isinstance(op, linalg.MatmulOp):
@@ -124,13 +128,33 @@ class GeneralizeNamedOps(Pass):
         self._replace(op, _generic(b, list(op.inputs), list(op.outputs), op.indexing_maps.data,
                                    op.get_iterator_types().data, op.body))
 
+    def _batch_matmul_with_maps(self, op: linalg_ext.BatchMatmulOp) -> None:
+        """Maps over loops (b, m, n, k), as MLIR prints the batch_matmul_transpose_a/b it
+        retired: operands that are only transposed get a linalg.transpose; anything else makes a
+        generic contraction."""
+        maps = op.get_default_indexing_maps()
+        lhs, rhs, out = (_dim_positions(m) for m in maps)
+        b = Builder(InsertPoint.before(op))
+        if out == (0, 1, 2) and lhs in ((0, 1, 3), (0, 3, 1)) and rhs in ((0, 3, 2), (0, 2, 3)):
+            a, c = op.inputs
+            a = a if lhs == (0, 1, 3) else _transpose(b, a, (0, 2, 1))
+            c = c if rhs == (0, 3, 2) else _transpose(b, c, (0, 2, 1))
+            self._replace(op, b.insert(_contraction(linalg_ext.BatchMatmulOp, [a, c],
+                                                    list(op.outputs))))
+            return
+        self._replace(op, _generic(b, list(op.inputs), list(op.outputs),
+                                   [AffineMapAttr(m) for m in maps],
+                                   op.get_iterator_types().data, op.body))
+
     # ------------------------------------------------------------------------ map, softmax
 
     def _map(self, op: linalg_ext.MapOp) -> None:
-        """The mapper takes no output argument; the generic's body gets one, unused."""
+        """A mapper written without the output's argument (MLIR's older form) gets one,
+        unused, as the generic's body needs."""
         rank = len(_tensor_type(op.init).get_shape())
         body = op.mapper.clone()
-        body.block.insert_arg(_tensor_type(op.init).element_type, len(body.block.args))
+        if not op.has_init_argument():
+            body.block.insert_arg(_tensor_type(op.init).element_type, len(body.block.args))
         identity = AffineMap.identity(rank)
         self._replace(op, _generic(Builder(InsertPoint.before(op)), list(op.inputs), [op.init],
                                    [AffineMapAttr(identity)] * (len(op.inputs) + 1),

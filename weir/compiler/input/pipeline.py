@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from weir.compiler.input.check_supported_ops import CheckSupportedOps
 from weir.compiler.input.generalize_named_ops import GeneralizeNamedOps
+from weir.compiler.input.insert_dynamic_size_checks import InsertDynamicSizeChecks
+from weir.compiler.input.lower_dynamic_constants import LowerDynamicConstants
+from weir.compiler.input.lower_tensor_bitcasts import LowerTensorBitcasts
 from weir.compiler.input.lower_unfoldable_constants import LowerUnfoldableConstants
 from weir.compiler.input.verify import verify_input
+from weir.compiler.input.strip_assertions import StripAssertions
 from weir.compiler.input.verify_async_regions import VerifyAsyncRegions
 from weir.compiler.pass_base import Pass
 
 PASSES: tuple[Pass, ...] = (
     # First: a race between async regions (through a global) is the error to report, not globals.
     VerifyAsyncRegions(),
+    # Exporters' per-element asserts in linalg bodies, removed when asked, before they are refused.
+    StripAssertions(),
     # Next, so that every later pass may assume it only sees ops it knows.
     CheckSupportedOps(),
+    # Constants of a dynamic type: static data behind a barrier, so nothing sees their sizes.
+    LowerDynamicConstants(),
+    # Tensor bitcasts as an elementwise arith.bitcast (and a reshape): ops later phases know.
+    LowerTensorBitcasts(),
+    # Sizes an op needs equal but its types leave open: host checks, named as the user wrote them.
+    InsertDynamicSizeChecks(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).
     GeneralizeNamedOps(),
     # Unfoldable constants become rodata resources before flow can clone or fold them.

@@ -3,6 +3,9 @@ error at its location (`... is not supported`), never a run-time surprise."""
 
 from __future__ import annotations
 
+from weir.dialects.arith_extra import ROUNDING_MODES, rounding_mode
+from weir.ir.upstream import Operation
+
 # Elementwise scalar ops (on scalars or, elementwise, on tensors): arith/math name -> the kernel
 # scalar op of weir/format/reference_kernel.py.
 ELEMENTWISE_OPS: dict[str, str] = {
@@ -18,12 +21,23 @@ ELEMENTWISE_OPS: dict[str, str] = {
     "arith.uitofp": "uitofp", "arith.fptosi": "fptosi", "arith.fptoui": "fptoui",
     "arith.extsi": "extsi", "arith.extui": "extui", "arith.trunci": "trunci",
     "arith.bitcast": "bitcast", "arith.index_cast": "index_cast",
+    "arith.index_castui": "index_castui", "arith.floordivsi": "floordivsi",
+    "arith.ceildivsi": "ceildivsi", "arith.ceildivui": "ceildivui",
     "math.absf": "absf", "math.absi": "absi", "math.exp": "exp", "math.exp2": "exp2",
     "math.log": "log", "math.log2": "log2", "math.log1p": "log1p", "math.tanh": "tanh",
     "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.powf": "pow", "math.sin": "sin",
     "math.cos": "cos", "math.erf": "erf", "math.floor": "floor", "math.ceil": "ceil",
     "math.round": "round", "math.roundeven": "roundeven", "math.fma": "fma",
 }
+
+# Elementwise arith ops with no kernel scalar op of their own: two results (the extended
+# additions and multiplications) or a composition of simpler ops (the scaling casts). On tensors
+# they become generics like the ops above (convert-elementwise-to-linalg); expand-compound-arith
+# then writes each scalar one as the ops above.
+COMPOUND_OPS: frozenset[str] = frozenset({
+    "arith.addui_extended", "arith.mulsi_extended", "arith.mului_extended",
+    "arith.scaling_extf", "arith.scaling_truncf",
+})
 
 # Ops that carry structure rather than math; each is handled by a named pass.
 STRUCTURAL_OPS: frozenset[str] = frozenset(
@@ -37,6 +51,7 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         # input phase (generalize_named_ops.py).
         "linalg.batch_matmul", "linalg.batch_matmul_transpose_a", "linalg.batch_matmul_transpose_b",
         "linalg.matmul_transpose_a", "linalg.matmul_transpose_b", "linalg.matvec", "linalg.vecmat",
+        "linalg.batch_matvec", "linalg.negf",
         "linalg.dot", "linalg.map", "linalg.copy", "linalg.softmax", "linalg.add", "linalg.sub",
         "linalg.mul", "linalg.max", "linalg.min", "linalg.exp", "linalg.log", "linalg.sqrt",
         "linalg.select", "linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_fhwc",
@@ -56,6 +71,13 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "check.expect_true", "check.expect_false", "check.expect_all_true", "check.expect_eq",
         "check.expect_eq_const", "check.expect_almost_eq", "check.expect_almost_eq_const",
         "util.unfoldable_constant",
+        # Values the compiler must treat as unknown: dispatch formation stops at it; dropped
+        # (its results alias its operands) at the end of the flow phase.
+        "util.optimization_barrier",
+        # A constant of a dynamic type (lowered in the input phase: lower-dynamic-constants).
+        "flow.tensor.dynamic_constant",
+        # Bytes read as another element type (lowered in the input phase: lower-tensor-bitcasts).
+        "flow.tensor.bitcast",
         # Host control flow (structured; lowered to VM branches in the vm phase). scf.parallel,
         # scf.forall and scf.execute_region stay unsupported.
         "scf.for", "scf.if", "scf.index_switch", "scf.while", "scf.yield", "scf.condition",
@@ -67,4 +89,14 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
 
 
 def is_supported(op_name: str) -> bool:
-    return op_name in STRUCTURAL_OPS or op_name in ELEMENTWISE_OPS
+    return op_name in STRUCTURAL_OPS or op_name in ELEMENTWISE_OPS or op_name in COMPOUND_OPS
+
+
+def unsupported_form(op: Operation) -> str | None:
+    """Why a supported op is written in a form weir cannot compile, if it is: truncf and
+    scaling_truncf round to nearest even only (their other rounding modes would be a kernel op
+    of their own)."""
+    if op.name in ("arith.truncf", "arith.scaling_truncf") and \
+            (mode := rounding_mode(op)) != ROUNDING_MODES[0]:
+        return f"'{op.name}' with rounding mode {mode} is not supported (only {ROUNDING_MODES[0]})"
+    return None

@@ -23,6 +23,8 @@ Each op becomes, with `cont` the rest of its block (taking the op's results as a
 
     cf.assert:  cond_br c, cont, fail;  fail: vm.fail "message"  (host checks the stream phase
                 adds, e.g. a reshape's element count when a size is dynamic)
+    util.assert_eq a, b:  c = (a == b), then as cf.assert, with fail: vm.fail "message", a, b
+                (the dynamic size checks of the input phase, which name both sizes)
 
 Ops are lowered outermost first: an op's regions each hold one block until the op itself is
 lowered, so the region's terminator is always its block's last op."""
@@ -32,7 +34,7 @@ from __future__ import annotations
 from weir.compiler.host_control_flow import HOST_CONTROL_FLOW
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
-from weir.dialects import vm
+from weir.dialects import util, vm
 from weir.ir.upstream import (
     arith,
     Block,
@@ -155,20 +157,28 @@ def _branch_from(op: Operation, branch: Operation) -> None:
     op.erase()
 
 
-def _lower_assert(op: cf.AssertOp, cont: Block) -> None:
+def _lower_assert(op: cf.AssertOp | util.AssertEqOp, cont: Block) -> None:
     fail = Block()
-    message = vm.ConstOp.build(properties={"value": op.msg}, result_types=[vm.StrType()])
-    fail.add_ops([message, vm.FailOp.build(operands=[message.result])])
+    if isinstance(op, util.AssertEqOp):
+        same = arith.CmpiOp(op.lhs, op.rhs, "eq")
+        block = op.parent_block()
+        assert block is not None
+        block.insert_op_before(same, op)
+        condition, text, values = same.result, op.message, [op.lhs, op.rhs]
+    else:
+        condition, text, values = op.arg, op.msg, []
+    message = vm.ConstOp.build(properties={"value": text}, result_types=[vm.StrType()])
+    fail.add_ops([message, vm.FailOp.build(operands=[message.result, values])])
     region = cont.parent
     assert region is not None
     region.insert_block_after(fail, cont)
-    _branch_from(op, cf.ConditionalBranchOp(op.arg, cont, [], fail, []))
+    _branch_from(op, cf.ConditionalBranchOp(condition, cont, [], fail, []))
 
 
 def _first_structured(fn: func.FuncOp) -> Operation | None:
     for block in fn.body.blocks:
         for op in block.ops:
-            if isinstance(op, (*HOST_CONTROL_FLOW, cf.AssertOp)):
+            if isinstance(op, (*HOST_CONTROL_FLOW, cf.AssertOp, util.AssertEqOp)):
                 return op
     return None
 
@@ -188,7 +198,7 @@ class LowerHostControlFlow(Pass):
                     _lower_if(op, cont)
                 elif isinstance(op, scf.IndexSwitchOp):
                     _lower_switch(op, cont)
-                elif isinstance(op, cf.AssertOp):
+                elif isinstance(op, cf.AssertOp | util.AssertEqOp):
                     _lower_assert(op, cont)
                 else:
                     assert isinstance(op, scf.WhileOp)

@@ -167,5 +167,5 @@ class _FunctionWriter:
         if isinstance(op, vm.ReturnOp):
             return isa.Return(tuple(self.reg(v) for v in op.values))
         if isinstance(op, vm.FailOp):
-            return isa.Fail(self.reg(op.message))
+            return isa.Fail(self.reg(op.message), tuple(self.reg(v) for v in op.values))
         raise error_at(op, f"'{getattr(op, 'name', op)}' cannot be serialised")  # type: ignore[arg-type]

@@ -66,23 +66,68 @@ def _float_binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> ScalarI
     return lambda a, op, dt: _to(fn(as_float(a[0]), as_float(a[1])), dt)
 
 
+def _bits(a: np.ndarray) -> np.ndarray:
+    """The operand for ops that do not read a sign (i1 as 0/1 bytes, numpy's bools do not wrap)."""
+    return a.astype(np.uint8) if a.dtype == np.bool_ else a
+
+
 def _int_binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                view: Callable[[np.ndarray], np.ndarray] = lambda x: x) -> ScalarImpl:
+                view: Callable[[np.ndarray], np.ndarray] = _bits) -> ScalarImpl:
+    """`view` reads both operands (as_signed: i1 true is -1; as_unsigned: it is 1)."""
+    return lambda a, op, dt: _to(fn(view(a[0]), view(a[1])), dt)
+
+
+def _signed_division(rounding: str) -> ScalarImpl:
+    """divsi (toward zero), floordivsi (toward -inf) and ceildivsi (toward +inf), from numpy's
+    floor division; numpy gives 0 for a zero divisor and MIN for MIN / -1 (the contract)."""
     def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
-        x, y = a[0], a[1]
-        if x.dtype == np.bool_:
-            x, y = x.astype(np.uint8), y.astype(np.uint8)
-        return _to(fn(view(x), view(y)), dt)
+        x, y = as_signed(a[0]), as_signed(a[1])
+        q = np.floor_divide(x, y)
+        inexact = (x - q * y) != 0
+        if rounding == "zero":
+            q = q + (inexact & ((x < 0) != (y < 0))).astype(q.dtype)
+        elif rounding == "ceil":
+            q = q + inexact.astype(q.dtype)
+        return _to(np.where(y == 0, 0, q), dt)
     return impl
 
 
-def _divsi(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
-    """Truncates toward zero like C (numpy's // floors)."""
-    x, y = as_signed(a[0]), as_signed(a[1])
+def _ceildivui(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
+    x, y = as_unsigned(a[0]), as_unsigned(a[1])
     q = np.floor_divide(x, y)
-    r = x - q * y
-    q = q + ((r != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
-    return _to(q, dt)
+    return _to(np.where(y == 0, 0, q + ((x - q * y) != 0).astype(q.dtype)), dt)
+
+
+def _shift(kind: str) -> ScalarImpl:
+    """A shift by the width or more gives what shifting one bit at a time would (the contract),
+    which is also what numpy's shifts give, but computed here rather than relied upon."""
+    def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
+        x = a[0]
+        bits = 1 if x.dtype == np.bool_ else x.dtype.itemsize * 8
+        amount = as_unsigned(a[1])
+        past = amount >= bits
+        amount = np.where(past, 0, amount).astype(np.uint8)
+        if kind == "shrsi":
+            v = as_signed(x)
+            fill = np.where(v < 0, -1, 0).astype(v.dtype)
+            return _to(np.where(past, fill, np.right_shift(v, amount.astype(v.dtype))), dt)
+        v = as_unsigned(x)
+        shifted = np.left_shift(v, amount.astype(v.dtype)) if kind == "shli" else \
+            np.right_shift(v, amount.astype(v.dtype))
+        return _to(np.where(past, 0, shifted).astype(v.dtype), dt)
+    return impl
+
+
+def _ordered_zeros(fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                   larger: bool) -> ScalarImpl:
+    """maximumf/minimumf (fn: numpy's NaN-propagating maximum/minimum) and maxnumf/minnumf
+    (fmax/fmin), with -0.0 below +0.0, which numpy leaves to the operand order."""
+    def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
+        x, y = as_float(a[0]), as_float(a[1])
+        tie = x == y  # equal values, +0.0 and -0.0 among them
+        pick_x = np.signbit(x) != larger  # the larger of a tie has no sign bit
+        return _to(np.where(tie, np.where(pick_x, x, y), fn(x, y)), dt)
+    return impl
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
@@ -133,9 +178,53 @@ def _bitcast(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
     return src.view(dt)
 
 
-def _float_to_int(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        return _to(np.trunc(as_float(a[0])), dt)
+def _float_to_int(signed: bool) -> ScalarImpl:
+    """fptosi/fptoui saturate to the result's signed/unsigned range, NaN gives 0 (the
+    contract): numpy's own conversion of an out-of-range float is undefined."""
+    def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
+        x = np.trunc(as_float(a[0])).astype(np.float64)
+        bits = 1 if dt == np.bool_ else dt.itemsize * 8
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        # The bounds as floats: lo is a power of two (exact); hi + 1 is one too.
+        inside = (x >= float(lo)) & (x < float(hi + 1))
+        wide = np.where(inside, x, 0).astype(np.int64 if signed else np.uint64)
+        wide = np.where(x >= float(hi + 1), hi, np.where(x < float(lo), lo, wide))
+        wide = np.where(np.isnan(x), 0, wide).astype(np.int64 if signed else np.uint64)
+        return _to(wide, dt)
+    return impl
+
+
+_BF16 = numpy_dtype("bf16")
+
+
+def _to_float(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """A float array rounded once to the float type `dt`. numpy and ml_dtypes round f64 to
+    f16/f32 once, but f64 to bf16 through f32, rounding twice; here f64 goes to f32 rounding to
+    odd first (truncate, then set the last bit when inexact), after which rounding to bf16 is
+    the single rounding of the exact value. Narrower sources round once as they are."""
+    if dt != _BF16 or x.dtype != np.float64:
+        return _to(x, dt)
+    f = x.astype(np.float32)
+    bits = f.view(np.uint32)
+    finite = np.isfinite(x)
+    # Nearest rounded up in magnitude: step back one ulp toward zero (inf becomes FLT_MAX).
+    too_far = finite & (np.abs(f.astype(np.float64)) > np.abs(x))
+    bits = np.where(too_far, bits - np.uint32(1), bits)
+    inexact = finite & (bits.view(np.float32).astype(np.float64) != x)
+    bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint32)
+    return bits.view(np.float32).astype(dt)
+
+
+def _int_to_float(view: Callable[[np.ndarray], np.ndarray]) -> ScalarImpl:
+    """sitofp/uitofp: through f64 for bf16 (exact below 2^53), so bf16 rounds once there too."""
+    def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
+        v = view(a[0])
+        return _to_float(v.astype(np.float64), dt) if dt == _BF16 else _to(v, dt)
+    return impl
+
+
+def _float_resize(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
+    return _to_float(a[0], dt)
 
 
 SCALAR_IMPLS: dict[str, ScalarImpl] = {
@@ -147,10 +236,10 @@ SCALAR_IMPLS: dict[str, ScalarImpl] = {
     "remf": _float_binary(np.fmod),
     "negf": _float_unary(np.negative),
     "absf": _float_unary(np.abs),
-    "maximumf": _float_binary(np.maximum),
-    "minimumf": _float_binary(np.minimum),
-    "maxnumf": _float_binary(np.fmax),
-    "minnumf": _float_binary(np.fmin),
+    "maximumf": _ordered_zeros(np.maximum, larger=True),
+    "minimumf": _ordered_zeros(np.minimum, larger=False),
+    "maxnumf": _ordered_zeros(np.fmax, larger=True),
+    "minnumf": _ordered_zeros(np.fmin, larger=False),
     "cmpf": _cmpf,
     "exp": _float_unary(np.exp),
     "exp2": _float_unary(np.exp2),
@@ -173,17 +262,19 @@ SCALAR_IMPLS: dict[str, ScalarImpl] = {
     "addi": _int_binary(np.add),
     "subi": _int_binary(np.subtract),
     "muli": _int_binary(np.multiply),
-    "divsi": _divsi,
+    "divsi": _signed_division("zero"),
+    "floordivsi": _signed_division("floor"),
+    "ceildivsi": _signed_division("ceil"),
     "divui": _int_binary(np.floor_divide, as_unsigned),
+    "ceildivui": _ceildivui,
     "remsi": _int_binary(np.fmod, as_signed),
     "remui": _int_binary(np.remainder, as_unsigned),
     "andi": _int_binary(np.bitwise_and),
     "ori": _int_binary(np.bitwise_or),
     "xori": _int_binary(np.bitwise_xor),
-    "shli": _int_binary(np.left_shift, as_unsigned),
-    "shrsi": lambda a, op, dt: _to(np.right_shift(as_signed(a[0]), as_unsigned(a[1]).astype(
-        as_signed(a[0]).dtype)), dt),
-    "shrui": _int_binary(np.right_shift, as_unsigned),
+    "shli": _shift("shli"),
+    "shrsi": _shift("shrsi"),
+    "shrui": _shift("shrui"),
     "maxsi": _int_binary(np.maximum, as_signed),
     "minsi": _int_binary(np.minimum, as_signed),
     "maxui": _int_binary(np.maximum, as_unsigned),
@@ -195,17 +286,18 @@ SCALAR_IMPLS: dict[str, ScalarImpl] = {
     "constant": lambda a, op, dt: _to(np.asarray(op.attr), dt),
     # `index` needs the iteration space: the body evaluator handles it.
     # casts
-    "extf": lambda a, op, dt: _to(a[0], dt),
-    "truncf": lambda a, op, dt: _to(a[0], dt),
-    "sitofp": lambda a, op, dt: _to(as_signed(a[0]), dt),
-    "uitofp": lambda a, op, dt: _to(as_unsigned(a[0]), dt),
-    "fptosi": _float_to_int,
-    "fptoui": _float_to_int,
+    "extf": _float_resize,
+    "truncf": _float_resize,
+    "sitofp": _int_to_float(as_signed),
+    "uitofp": _int_to_float(as_unsigned),
+    "fptosi": _float_to_int(signed=True),
+    "fptoui": _float_to_int(signed=False),
     "extsi": lambda a, op, dt: _to(as_signed(a[0]), dt),
     "extui": lambda a, op, dt: _to(as_unsigned(a[0]), dt),
     "trunci": _trunci,
     "bitcast": _bitcast,
     "index_cast": lambda a, op, dt: _to(as_signed(a[0]), dt),
+    "index_castui": lambda a, op, dt: _to(as_unsigned(a[0]), dt),
 }
 
 # `index` and `push` read the dispatch (iteration space, push constants): the body evaluator.

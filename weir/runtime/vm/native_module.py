@@ -37,6 +37,7 @@ from weir.errors import RuntimeFault, WeirError
 from weir.format.image import CallModel, Signature
 from weir.runtime.hal.fence import Fence
 from weir.runtime.vm.module import ExportInfo, Module, ModuleInstance, VMCallable
+from weir.runtime.vm.native_results import result_check
 
 if TYPE_CHECKING:
     from weir.runtime.vm.context import Context
@@ -75,6 +76,9 @@ def export(cconv: str, *, name: str | None = None, model: CallModel = "sync",
 
 class NativeModule(Module):
     module_name: ClassVar[str] = ""
+    # Whether what each method returns is checked against its signature (native_results.py).
+    # Only the runtime's own modules, whose results are their cconv by construction, opt out.
+    checks_results: ClassVar[bool] = True
 
     def __init__(self) -> None:
         if not self.module_name or "." in self.module_name:
@@ -116,10 +120,12 @@ class _NativeInstance(ModuleInstance):
         leading = (self.state, CallerInfo(caller or self.module, self.context)) \
             if spec.pass_caller else (self.state,)
         qualified = f"{self.module.name}.{name}"
-        arity = len(self.module._exports[name].signature.args)
+        signature = self.module._exports[name].signature
+        arity = len(signature.args)
         fails_signal = spec.model == "coarse-fences" and arity >= 2
-        call: VMCallable = _caller_factory(arity, len(leading), fails_signal)(
-            getattr(self.module, attr), *leading, qualified)
+        check = result_check(qualified, signature) if self.module.checks_results else None
+        call: VMCallable = _caller_factory(arity, len(leading), fails_signal, check is not None)(
+            getattr(self.module, attr), *leading, qualified, check)
         call.__name__ = qualified
         return call
 
@@ -132,22 +138,25 @@ def _fail_signal(signal: Any, error: WeirError) -> None:
 
 
 @functools.cache
-def _caller_factory(arity: int, leading: int, fails_signal: bool) -> Callable[..., VMCallable]:
+def _caller_factory(arity: int, leading: int, fails_signal: bool,
+                    checked: bool) -> Callable[..., VMCallable]:
     """Makes the wrappers that call an exported method with its leading arguments (state, and
     caller if asked) and report any exception that is not a `WeirError` as a `RuntimeFault`
-    naming the function; with `fails_signal` (coarse-fences exports) the error also fails the
-    last argument, the signal fence. The wrapper takes exactly `arity` parameters, as the VM and
-    the API always pass (imports are linked and API calls checked by arity): a `*args` wrapper
-    costs a quarter of a microsecond more per call to pack and unpack, and a compiled program
-    calls the hal module about ten times per invocation. Generated from two integers and a
-    flag only."""
+    naming the function; with `checked`, what the method returned passes its result check
+    (native_results.py) first; with `fails_signal` (coarse-fences exports) an error also fails
+    the last argument, the signal fence. The wrapper takes exactly `arity` parameters, as the
+    VM and the API always pass (imports are linked and API calls checked by arity): a `*args`
+    wrapper costs a quarter of a microsecond more per call to pack and unpack, and a compiled
+    program calls the hal module about ten times per invocation. Generated from two integers and two
+    flags only."""
     params = "".join(f"a{i}, " for i in range(arity))
     lead = "".join(f"l{i}, " for i in range(leading))
     fail = f"            fail(a{arity - 1}, error)\n" if fails_signal else ""
-    source = (f"def make(method, {lead}qualified):\n"
+    invoke = f"method({lead}{params})"
+    source = (f"def make(method, {lead}qualified, check):\n"
               f"    def call({params}):\n"
               f"        try:\n"
-              f"            return method({lead}{params})\n"
+              f"            return {f'check({invoke})' if checked else invoke}\n"
               f"        except WeirError as error:\n"
               f"{fail}"
               f"            raise\n"

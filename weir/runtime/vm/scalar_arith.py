@@ -19,7 +19,8 @@ from weir.format.reference_kernel import ScalarOp
 from weir.runtime.executables.reference_scalar_ops import SCALAR_IMPLS
 from weir.runtime.hal.element_types import numpy_dtype
 
-_DIVISIONS = frozenset({"divsi", "divui", "remsi", "remui"})
+_DIVISIONS = frozenset({"divsi", "divui", "remsi", "remui", "floordivsi", "ceildivsi",
+                        "ceildivui"})
 ArithFn = Callable[..., Any]
 
 

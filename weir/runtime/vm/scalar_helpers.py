@@ -64,10 +64,12 @@ def to_int(a: int | float) -> int:
     return wrap_i64(int(a))  # type: ignore[return-value]
 
 
-def fail(message: object) -> RuntimeFault:
+def fail(message: object, *values: object) -> RuntimeFault:
     """The error of a `Fail` instruction: its message on one line (a module's text may hold
-    anything; control characters are shown escaped)."""
+    anything; control characters are shown escaped), then the values it names, `: 5 vs 4`."""
     text = str(message)
+    if values:
+        text = f"{text}: {' vs '.join(str(v) for v in values)}"
     if not text.isprintable():
         text = repr(text)[1:-1]
     return RuntimeFault(text or "vm.fail without a message")

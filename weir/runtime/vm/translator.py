@@ -33,7 +33,7 @@ from typing import Any, Callable
 from weir.errors import ModuleFormatError, RuntimeFault
 from weir.format.image import FunctionDef, ModuleImage
 from weir.format.module_verify import callee_signatures, ensure_verified
-from weir.format.vm_dataflow import unproven_results
+from weir.format.vm_kinds import unproven_results
 from weir.format.vm_isa import (
     Arith,
     Binary,
@@ -53,6 +53,9 @@ from weir.format.vm_isa import (
     Unary,
 )
 from weir.runtime.hal import deadline
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.buffer_view import BufferView
+from weir.runtime.hal.fence import Fence
 from weir.runtime.vm import scalar_helpers
 from weir.runtime.vm.scalar_arith import arith_function
 
@@ -70,6 +73,9 @@ _HELPERS = {"div": "H_div", "rem": "H_rem", "shl": "H_shl", "shr": "H_shr"}
 _INLINE_I64 = {"addi": "+", "subi": "-", "muli": "*", "andi": "&", "ori": "|", "xori": "^"}
 _INLINE_CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">="}
 _INLINE_F64 = {"addf": "+", "subf": "-", "mulf": "*"}
+
+# What an `r` result may be at run time (value_kinds.VALUE): what a caller can hold.
+_VALUE_TYPES: tuple[type, ...] = (BufferView, Buffer, Fence, type(None), int, float, bool)
 
 # The names the generated code may use besides its registers, tables and functions.
 HELPERS: dict[str, Any] = {
@@ -201,13 +207,13 @@ class _FunctionWriter:
         elif isinstance(ins, Return):
             for n, (reg, t) in enumerate(zip(ins.values, self.fn.signature.results)):
                 if (reg, n) in self.unproven:
-                    helper = "H_float" if t in "fF" else "H_int"
+                    helper = "H_float" if t in "fF" else "H_int" if t in "iI" else "H_value"
                     e(f"{_r(reg)} = {helper}({_r(reg)}, {int(self.index)}, {int(n)})")
             vals = [_r(v) for v in ins.values]
             e("return " + ("None" if not vals else vals[0] if len(vals) == 1
                            else "(" + ", ".join(vals) + ")"))
         elif isinstance(ins, Fail):
-            e(f"raise H_fail({_r(ins.message)})")
+            e(f"raise H_fail({', '.join(_r(r) for r in (ins.message, *ins.values))})")
         else:  # unreachable after verification
             raise AssertionError(f"unknown instruction {ins!r}")
 
@@ -283,8 +289,10 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
 
 
 def _result_checks(translated: TranslatedModule) -> dict[str, Callable[[Any, int, int], Any]]:
-    """`H_int` / `H_float(value, function, result)`: a result the verifier could not prove to be
-    the number its signature promises (it came through an `r` value) is checked on return."""
+    """`H_int` / `H_float` / `H_value(value, function, result)`: a result the verifier could not
+    prove to be what its signature promises (it came through an `r` value) is checked on
+    return: a number for `i`/`f`, a value a caller can hold for `r` (never a string, a device,
+    a command buffer or an executable)."""
     names, module = translated.functions, translated.module
 
     def check(kind: str, types: tuple[type, ...]) -> Callable[[Any, int, int], Any]:
@@ -294,7 +302,9 @@ def _result_checks(translated: TranslatedModule) -> dict[str, Callable[[Any, int
                                    f"{result} must be {kind}, got {type(value).__name__}")
             return value
         return expect
-    return {"H_int": check("an integer", (int, bool)), "H_float": check("a float", (float,))}
+    return {"H_int": check("an integer", (int, bool)), "H_float": check("a float", (float,)),
+            "H_value": check("a value (a buffer view, a buffer, a fence, a number or "
+                             "null)", _VALUE_TYPES)}
 
 
 def _ticker(translated: TranslatedModule) -> Callable[[int], int]:

@@ -93,7 +93,8 @@ def instruction_text(inst: Instruction, image: ModuleImage) -> str:
     if isinstance(inst, Return):
         return "return" + (f" {_registers(inst.values)}" if inst.values else "")
     if isinstance(inst, Fail):
-        return f"fail {register(inst.message)}"
+        return f"fail {register(inst.message)}" + (f", {_registers(inst.values)}"
+                                                   if inst.values else "")
     raise TypeError(f"unknown instruction {type(inst).__name__}")
 
 

@@ -13,7 +13,7 @@ from weir.format.element_types import BY_DTYPE, ElementType
 from weir.format.element_types import VALUE_TYPES as ELEMENT_TYPES
 
 __all__ = ["ELEMENT_TYPES", "SCALAR_CCONV_TYPES", "ElementType", "element_type_names",
-           "element_type_of", "parse_element_type", "scalar_type"]
+           "element_type_of", "parse_element_type", "result_scalar_type", "scalar_type"]
 
 _BY_NAME: dict[str, ElementType] = {t.name: t for t in ELEMENT_TYPES}
 # IREE also spells explicitly signed integers `si8`..`si64` (npy files load as those); weir keeps
@@ -35,6 +35,13 @@ def scalar_type(kind: str | None) -> ElementType | None:
     if kind in SCALAR_CCONV_TYPES:
         return SCALAR_CCONV_TYPES[kind]
     return _BY_NAME["i64"] if kind == "index" else _BY_NAME.get(kind)
+
+
+def result_scalar_type(kind: str | None) -> ElementType | None:
+    """A scalar result's type as iree-run-module prints and writes it: `scalar_type`, except
+    that i1 is i32 (`result[0]: i32=1`): IREE's VM has no i1 register and returns an i1 in an
+    i32 one, as it returns an index in an i64 one."""
+    return _BY_NAME["i32"] if kind == "i1" else scalar_type(kind)
 
 
 def element_type_names() -> str:

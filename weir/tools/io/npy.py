@@ -6,14 +6,22 @@ the same file stopped, so `--input=@a.npy --input=+a.npy` reads its first two ar
 
 bfloat16 has no npy type code: numpy with ml_dtypes writes it as raw 2-byte records (`<V2`), so a
 `V2` array is read back as bfloat16, which keeps results saved by weir round-trippable.
+
+Files are mapped, not read, and an array is a view on its file as it lies there (big-endian,
+Fortran order and all): the function it is passed to checks its shape and type before anything
+is copied, and its one copy into a device buffer puts it in the host's order
+(runtime/abi_tensors.py). A wrong 256 MiB input costs a header read, not three copies.
 """
 
 from __future__ import annotations
 
-import io
+import ast
 import math
+import mmap
+import os
+import stat
+import struct
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -26,9 +34,19 @@ _NPY_MAGIC = b"\x93NUMPY"
 
 @dataclass
 class _OpenFile:
-    data: bytes
+    data: bytes | mmap.mmap
     offset: int = 0
     arrays_read: int = 0
+
+
+def _map(path: str) -> bytes | mmap.mmap:
+    """The file's bytes, mapped when it is a regular file with any (a pipe or an empty file
+    cannot be mapped, and is read)."""
+    with open(path, "rb") as file:
+        info = os.fstat(file.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size:
+            return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        return file.read()
 
 
 @dataclass
@@ -43,7 +61,7 @@ class FileStreams:
         opened = self.files.get(path)
         if opened is None:
             try:
-                opened = _OpenFile(Path(path).read_bytes())
+                opened = _OpenFile(_map(path))
             except OSError as error:
                 raise UsageError(f"cannot read '{path}': {error.strerror or error}") from None
             self.files[path] = opened
@@ -82,37 +100,75 @@ class FileStreams:
         opened.offset += size
         raw = np.frombuffer(opened.data, dtype=etype.dtype.newbyteorder("<"), count=count,
                             offset=start)
-        return raw.astype(etype.dtype).reshape(shape)
+        return raw.reshape(shape)
+
+
+_HEADER_LENGTH = {1: struct.Struct("<H"), 2: struct.Struct("<I"), 3: struct.Struct("<I")}
 
 
 def _read_next_npy(path: str, opened: _OpenFile) -> np.ndarray:
     where = f"'{path}'" if opened.offset == 0 else f"'{path}' at byte {opened.offset}"
-    if opened.offset >= len(opened.data):
+    data, start = opened.data, opened.offset
+    if start >= len(data):
         raise UsageError(f"'{path}' has no more arrays (read {opened.arrays_read})")
-    if opened.data[opened.offset:opened.offset + len(_NPY_MAGIC)] != _NPY_MAGIC:
+    if data[start:start + len(_NPY_MAGIC)] != _NPY_MAGIC:
         raise UsageError(f"{where} is not a numpy .npy array (bad magic)")
-    stream = io.BytesIO(opened.data)
-    stream.seek(opened.offset)
-    try:
-        array = np.load(stream, allow_pickle=False)
-    except ValueError as error:
-        raise UsageError(f"{where} is not a readable .npy array: {error}") from None
-    opened.offset = stream.tell()
+    dtype, shape, fortran, body = _read_header(data, start, where)
+    count = math.prod(shape)
+    size = count * dtype.itemsize
+    if size > len(data) - body:
+        raise UsageError(f"{where} is not a readable .npy array: its header promises {size} "
+                         f"bytes of data, the file has {len(data) - body}")
+    array = np.frombuffer(data, dtype, count, body) if count else np.empty(0, dtype)
+    opened.offset = body + size
     opened.arrays_read += 1
-    return normalize_loaded_array(array, where)
+    return normalize_loaded_array(array.reshape(shape, order="F" if fortran else "C"), where)
+
+
+def _read_header(data: bytes | mmap.mmap, start: int,
+                 where: str) -> tuple[np.dtype, tuple[int, ...], bool, int]:
+    """(dtype, shape, Fortran order, where the data starts) from the header at `start`,
+    read without touching the data."""
+    major = data[start + 6] if start + 8 <= len(data) else 0
+    length = _HEADER_LENGTH.get(major)
+    text_start = start + 8 + (length.size if length else 0)
+    if length is None or text_start > len(data):
+        raise UsageError(f"{where} is not a readable .npy array: unknown format version {major}")
+    (text_length,) = length.unpack_from(data, start + 8)
+    text = bytes(data[text_start:text_start + text_length])
+    try:
+        header = ast.literal_eval(text.decode("utf-8" if major == 3 else "latin1"))
+        descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
+        dtype = np.lib.format.descr_to_dtype(descr)
+        if not isinstance(fortran, bool) or not isinstance(shape, tuple) \
+                or not all(type(d) is int and d >= 0 for d in shape):
+            raise ValueError("malformed shape or order")
+    except (ValueError, SyntaxError, KeyError, TypeError, UnicodeDecodeError,
+            MemoryError, RecursionError) as error:
+        raise UsageError(f"{where} is not a readable .npy array: bad header "
+                         f"({type(error).__name__})") from None
+    if dtype.hasobject:
+        raise UsageError(f"{where}: arrays of Python objects are not supported")
+    return dtype, shape, fortran, text_start + text_length
 
 
 def normalize_loaded_array(array: np.ndarray, where: str) -> np.ndarray:
-    """A dense, native-order array of a weir element type (bfloat16 restored from `V2`)."""
+    """The array as read, of a weir element type (bfloat16 restored from `V2`); its byte order
+    and layout are left to the one copy that uses it (`host_order`)."""
     if array.dtype.kind == "V" and array.dtype.itemsize == 2 and array.dtype.names is None:
         array = array.view(ml_dtypes.bfloat16)
-    if array.dtype.byteorder not in "|=":
-        array = array.astype(array.dtype.newbyteorder("="))
     try:
         element_type_of(array.dtype)
     except UsageError as error:
         raise UsageError(f"{where}: {error}") from None
-    return _c_order(array)
+    return array
+
+
+def host_order(array: np.ndarray) -> np.ndarray:
+    """`array` dense, row-major and in the host's byte order, copied only when it is not."""
+    if array.dtype.isnative and array.flags.c_contiguous:
+        return array
+    return np.array(array, dtype=array.dtype.newbyteorder("="), order="C")
 
 
 def _c_order(array: np.ndarray) -> np.ndarray:

@@ -124,7 +124,8 @@ def format_shape_and_type(shape: tuple[int, ...], etype: ElementType) -> str:
 
 def parse_contents(contents: str, etype: ElementType, shape: tuple[int, ...]) -> np.ndarray:
     """The text after `=`: no values give zeros, one value fills the shape, otherwise exactly
-    one value per element in row-major order."""
+    one value per element in row-major order. Zeros and a splat cost no memory until the
+    function they are passed to has checked their shape and copies them."""
     tokens = [t for t in _SEPARATORS.split(contents) if t]
     count = math.prod(shape)
     if count * etype.dtype.itemsize > MAX_TEXT_INPUT_BYTES:
@@ -133,8 +134,8 @@ def parse_contents(contents: str, etype: ElementType, shape: tuple[int, ...]) ->
                          f"at most {MAX_TEXT_INPUT_BYTES} (give larger ones as @file.npy)")
     if not tokens:
         return np.zeros(shape, dtype=etype.dtype)
-    if len(tokens) == 1:
-        return np.full(shape, parse_elements(tokens, etype)[0], dtype=etype.dtype)
+    if len(tokens) == 1:  # a read-only view of one element: nothing is filled until it is used
+        return np.broadcast_to(parse_elements(tokens, etype)[0], shape)
     if len(tokens) != count:
         raise UsageError(f"{len(tokens)} values given for {format_shape_and_type(shape, etype)} "
                          f"({count} elements); give {count} values, or one to fill the shape")

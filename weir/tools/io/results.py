@@ -1,7 +1,7 @@
 """Function results and expected outputs in the tools' value model: arrays for buffer views,
 `TypedScalar`s for primitive results (typed by the signature's result letters, so an `I` result
-prints `i64=...`, or by the types the module declares, so an i8 result prints `i8=...`), None for
-a null reference."""
+prints `i64=...`, or by the types the module declares, so an i8 result prints `i8=...`; i1 and
+index results print as the i32 and i64 IREE gives them), None for a null reference."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from weir.tools.io.element_types import element_type_of, scalar_type as scalar_type_of
+from weir.tools.io.element_types import element_type_of, result_scalar_type
+from weir.tools.io.npy import host_order
 from weir.tools.io.parse_input import parse_inputs
 from weir.tools.io.values import (
     NullInput,
@@ -26,7 +27,7 @@ def typed_result(value: object, letter: str | None) -> object:
     (`None` when unknown: a scalar then keeps the type numpy gives it, `int` being i64)."""
     if value is None:
         return None
-    scalar_type = scalar_type_of(letter)
+    scalar_type = result_scalar_type(letter)
     if scalar_type is not None:
         return TypedScalar(scalar_type, scalar_type.dtype.type(value).item())
     if isinstance(value, np.ndarray):
@@ -48,15 +49,15 @@ def expected_values(specs: Sequence[str], letters: Sequence[str]) -> list[object
     out: list[object] = []
     for i, value in enumerate(parsed):
         letter = letters[i] if i < len(letters) else None
-        scalar_type = scalar_type_of(letter)
+        scalar_type = result_scalar_type(letter)
         if isinstance(value, NullInput):
             out.append(None)
         elif isinstance(value, TensorInput):
-            if scalar_type is not None and value.array.ndim == 0 \
-                    and value.array.dtype == scalar_type.dtype:
-                out.append(TypedScalar(scalar_type, value.array.item()))
+            array = host_order(value.array)  # compared element by element with a result
+            if scalar_type is not None and array.ndim == 0 and array.dtype == scalar_type.dtype:
+                out.append(TypedScalar(scalar_type, array.item()))
             else:
-                out.append(value.array)
+                out.append(array)
         elif isinstance(value, ScalarInput):
             if scalar_type is None:
                 out.append(guess_scalar(value.text, "--expected_output", value.spec))

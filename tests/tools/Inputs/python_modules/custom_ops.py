@@ -64,6 +64,16 @@ class Faulty(NativeModule):
         raise ValueError("no such luck")
 
 
+class ReturnsArray(NativeModule):
+    """Returns the numpy array itself where its signature declares a reference."""
+
+    module_name = "custom"
+
+    @export("0r_r")
+    def foo(self, state: None, view: BufferView) -> Any:
+        return view.to_numpy() * 2
+
+
 class BrokenInit(NativeModule):
     module_name = "broken_init"
 

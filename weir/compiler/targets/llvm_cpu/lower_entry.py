@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Generator
+from typing import Any, Callable, TypeVar
+
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
@@ -29,6 +31,9 @@ from weir.format.native_executable import BindingAccess, NativeEntry
 # microseconds, so smaller pieces would cost more to distribute than to run.
 WORK_PER_WORKGROUP = 1 << 15
 I8P = ir.IntType(8).as_pointer()
+R = TypeVar("R")
+# A per-element computation: yields the elements it needs, receives their code, returns its own.
+Demand = Generator[tuple[ValueRef, list[ir.Value]], ir.Value, R]
 
 
 @dataclass
@@ -244,16 +249,59 @@ class EntryLowering:
         return extent, tile
 
     # ------------------------------------------------------------------ per-element evaluation
+    #
+    # In a fused chain of N elementwise ops each element needs the one before, N deep. The
+    # per-element forms are therefore generators that yield each element they need, (value,
+    # index), and receive its code; `_drive` keeps the waiting ones on a list of its own, so a
+    # chain's depth never becomes the depth of Python's call stack.
 
     def element(self, b: ir.IRBuilder, v: ValueRef, idx: list[ir.Value], ctx: Body) -> ir.Value:
-        key = (v, *map(id, idx))
-        if key not in ctx.cache:
-            # The index values ride along so their ids stay unique while the key lives.
-            ctx.cache[key] = (self._element(b, v, idx, ctx), idx)
-        return ctx.cache[key][0]  # type: ignore[index, no-any-return]
+        hit = ctx.cache.get((v, *map(id, idx)))
+        if hit is not None:
+            return hit[0]  # type: ignore[index, no-any-return]
+        return self._drive(b, ctx, self._cached_element(b, v, idx, ctx))
+
+    def operand(self, b: ir.IRBuilder, view: GenericView, j: int, loops: list[ir.Value],
+                ctx: Body) -> ir.Value:
+        v, idx = self._operand_at(view, j, loops)
+        return self.element(b, v, idx, ctx)
+
+    def evaluate(self, b: ir.IRBuilder, view: GenericView, loops: list[ir.Value], ctx: Body,
+                 accumulators: list[ir.Value] | None) -> list[ir.Value]:
+        """The body at one point of the loop space; `accumulators` replace the output block
+        arguments in a reduction. Block arguments are read only if the body uses them."""
+        return self._drive(b, ctx, self._evaluate(b, view, loops, ctx, accumulators))
+
+    def _drive(self, b: ir.IRBuilder, ctx: Body, root: Demand[R]) -> R:
+        """Runs `root`, answering each element asked for from the cache or by running that
+        element's own generator first."""
+        waiting: list[Demand[Any]] = [root]
+        answer: Any = None
+        while True:
+            try:
+                v, idx = waiting[-1].send(answer)
+            except StopIteration as done:
+                waiting.pop()
+                if not waiting:
+                    return done.value  # type: ignore[no-any-return]
+                answer = done.value
+                continue
+            hit = ctx.cache.get((v, *map(id, idx)))
+            if hit is not None:
+                answer = hit[0]  # type: ignore[index]
+            else:
+                waiting.append(self._cached_element(b, v, idx, ctx))
+                answer = None
+
+    def _cached_element(self, b: ir.IRBuilder, v: ValueRef, idx: list[ir.Value],
+                        ctx: Body) -> Demand[ir.Value]:
+        value = yield from self._element(b, v, idx, ctx)
+        # The index values ride along so their ids stay unique while the key lives.
+        ctx.cache[(v, *map(id, idx))] = (value, idx)
+        return value
 
     def _element(self, b: ir.IRBuilder, v: ValueRef, idx: list[ir.Value],
-                 ctx: Body) -> ir.Value:
+                 ctx: Body) -> Demand[ir.Value]:
         kv = self.kv
         if v in self.memory:
             mem = self.memory[v]
@@ -267,17 +315,18 @@ class EntryLowering:
             return s.constant(dtype, op.value)
         if isinstance(op, k.Broadcast):
             kept = [x for j, x in enumerate(idx) if j not in op.dimensions]
-            return self.convert(b, self.element(b, kv.ref(op.input), kept, ctx),
-                                kv.dtype[kv.ref(op.input)], dtype)
+            x = yield kv.ref(op.input), kept
+            return self.convert(b, x, kv.dtype[kv.ref(op.input)], dtype)
         if isinstance(op, k.Slice):
-            return self.element(b, kv.ref(op.input), window_index(
-                self, b, op.offsets, op.strides, op.dropped, idx), ctx)
+            x = yield kv.ref(op.input), window_index(self, b, op.offsets, op.strides, op.dropped,
+                                                     idx)
+            return x
         if isinstance(op, k.Transpose):
             src = [I64(0)] * len(idx)
             for j, p in enumerate(op.permutation):
                 src[p] = idx[j]
-            return self.convert(b, self.element(b, kv.ref(op.input), src, ctx),
-                                kv.dtype[kv.ref(op.input)], dtype)
+            x = yield kv.ref(op.input), src
+            return self.convert(b, x, kv.dtype[kv.ref(op.input)], dtype)
         if isinstance(op, (k.Generic, k.Reduce)):
             view = kv.views[n]
             loops: list[ir.Value] = [I64(0)] * len(view.iterators)
@@ -286,33 +335,31 @@ class EntryLowering:
                     loops[d] = idx[j]
             key = ("body", n, *map(id, loops))
             if key not in ctx.cache:
-                ctx.cache[key] = (self.evaluate(b, view, loops, ctx, None), loops)
+                results = yield from self._evaluate(b, view, loops, ctx, None)
+                ctx.cache[key] = (results, loops)
             return ctx.cache[key][0][i]  # type: ignore[index, no-any-return]
         raise AssertionError(f"no per-element form for {type(op).__name__}")
 
-    def operand(self, b: ir.IRBuilder, view: GenericView, j: int, loops: list[ir.Value],
-                ctx: Body) -> ir.Value:
-        v = (view.inputs + view.outputs)[j]
-        return self.element(b, v, [loops[d] if d >= 0 else I64(0) for d in view.maps[j]], ctx)
+    def _operand_at(self, view: GenericView, j: int,
+                    loops: list[ir.Value]) -> tuple[ValueRef, list[ir.Value]]:
+        """Operand `j` of a generic and the index of its element at `loops`."""
+        return (view.inputs + view.outputs)[j], \
+            [loops[d] if d >= 0 else I64(0) for d in view.maps[j]]
 
-    def evaluate(self, b: ir.IRBuilder, view: GenericView, loops: list[ir.Value], ctx: Body,
-                 accumulators: list[ir.Value] | None) -> list[ir.Value]:
-        """The body at one point of the loop space; `accumulators` replace the output block
-        arguments in a reduction. Block arguments are read only if the body uses them."""
+    def _evaluate(self, b: ir.IRBuilder, view: GenericView, loops: list[ir.Value], ctx: Body,
+                  accumulators: list[ir.Value] | None) -> Demand[list[ir.Value]]:
         nin = len(view.inputs)
         operands = view.inputs + view.outputs
         dtypes = [self.kv.dtype[v] for v in operands] + [op.dtype for op in view.body]
         values: dict[int, ir.Value] = {}
         flags = s.REASSOC if accumulators is not None else ()
 
-        def get(x: int) -> ir.Value:
+        def get(x: int) -> Demand[ir.Value]:
             if x not in values:
-                if x < nin:
-                    values[x] = self.operand(b, view, x, loops, ctx)
-                elif accumulators is not None:
+                if x >= nin and accumulators is not None:
                     values[x] = accumulators[x - nin]
                 else:
-                    values[x] = self.operand(b, view, x, loops, ctx)
+                    values[x] = yield self._operand_at(view, x, loops)
             return values[x]
 
         base = len(operands)
@@ -324,12 +371,16 @@ class EntryLowering:
                 slot = self.push[int(op.attr)]  # type: ignore[arg-type]
                 values[base + j] = s.push_scalar(b, slot, op.dtype)
                 continue
-            args = [get(a) for a in op.args]
+            args = []
+            for a in op.args:
+                args.append((yield from get(a)))
             values[base + j] = s.emit_scalar(b, op.op, args, op.dtype, op.attr,
                                              [dtypes[a] for a in op.args], flags)
         out_dtypes = [self.kv.dtype[o] for o in view.outputs]
-        return [self.convert(b, get(y), dtypes[y], out_dtypes[i])
-                for i, y in enumerate(view.yields)]
+        results = []
+        for i, y in enumerate(view.yields):
+            results.append(self.convert(b, (yield from get(y)), dtypes[y], out_dtypes[i]))
+        return results
 
     def convert(self, b: ir.IRBuilder, x: ir.Value, src: str, dst: str) -> ir.Value:
         """Register value of `src` as `dst` (only where the description mixes widths)."""

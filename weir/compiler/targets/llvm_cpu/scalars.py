@@ -1,11 +1,13 @@
 """Element types in memory and in registers, and the scalar ops of the kernel description
 (weir/format/reference_kernel.py) as LLVM instructions.
 
-f16 and bf16 are computed in f32 registers and rounded when stored or truncated, as the reference
-target does; both are kept as their bits in memory and converted with integer operations
-(halfs.py), so no code calls a conversion routine the process may lack. i1 is a byte in memory and an `i1` in registers. Integer division by zero gives 0
-(the reference target's numpy result) instead of the trap x86 raises, so a program's bad divisor
-is a wrong value, never a crashed process."""
+f16 and bf16 are computed in f32 registers and rounded to their type after every op, as the
+reference target does; both are kept as their bits in memory and converted with integer
+operations (halfs.py), so no code calls a conversion routine the process may lack. i1 is a byte in
+memory and an `i1` in registers. Where MLIR leaves a result undefined, the code gives the one
+weir/format/reference_kernel.py defines: integer division by zero gives 0 (instead of the trap
+x86 raises, so a program's bad divisor is a wrong value, never a crashed process), shifts past the
+width give 0 or the sign, float-to-integer conversions saturate."""
 
 from __future__ import annotations
 
@@ -124,23 +126,73 @@ def _float_binary(op: str) -> Callable[[ir.IRBuilder, list[ir.Value], tuple[str,
 
 
 def _safe_division(b: ir.IRBuilder, a: list[ir.Value], op: str) -> ir.Value:
-    """x / 0 is 0, and signed MIN / -1 wraps to MIN (x86 would trap on both)."""
+    """x / 0 is 0, and signed MIN / -1 wraps to MIN (x86 would trap on both). `op` is an LLVM
+    division, or floordivsi/ceildivsi/ceildivui: the truncated quotient moved one toward -inf
+    or +inf when the division is inexact and the exact quotient lies that way."""
     x, y = a
     t = x.type
     zero = ir.Constant(t, 0)
     is_zero = b.icmp_unsigned("==", y, zero)
+    signed = op in ("sdiv", "srem", "floordivsi", "ceildivsi")
     bad = is_zero
-    if op in ("sdiv", "srem"):
+    if signed:
         minimum = ir.Constant(t, 1 << (t.width - 1))
         overflow = b.and_(b.icmp_unsigned("==", x, minimum),
                           b.icmp_unsigned("==", y, ir.Constant(t, -1)))
         bad = b.or_(is_zero, overflow)
     safe = b.select(bad, ir.Constant(t, 1), y)
-    result = getattr(b, op)(x, safe)
-    if op in ("sdiv", "srem"):
+    divide = {"floordivsi": "sdiv", "ceildivsi": "sdiv", "ceildivui": "udiv"}.get(op, op)
+    result = getattr(b, divide)(x, safe)
+    if divide != op:
+        inexact = b.icmp_unsigned("!=", b.mul(result, safe), x)
+        if op == "ceildivui":
+            toward = inexact
+        else:  # the exact quotient is negative when the signs differ
+            negative = b.icmp_signed("<", b.xor(x, safe), zero)
+            toward = b.and_(inexact, negative if op == "floordivsi" else b.not_(negative))
+        step = ir.Constant(t, -1 if op == "floordivsi" else 1)
+        result = b.select(toward, b.add(result, step), result)
+    if signed:
         # MIN / -1 = MIN (x / 1 gives x); MIN % -1 = 0.
-        result = b.select(overflow, x if op == "sdiv" else zero, result)
+        result = b.select(overflow, zero if op == "srem" else x, result)
     return b.select(is_zero, zero, result)
+
+
+def _shift(b: ir.IRBuilder, name: str, x: ir.Value, amount: ir.Value) -> ir.Value:
+    """A shift by the width or more is poison in LLVM; it gives 0, or the sign for shrsi."""
+    t = x.type
+    past = b.icmp_unsigned(">=", amount, ir.Constant(amount.type, t.width))
+    safe = b.select(past, ir.Constant(amount.type, 0), amount)
+    shifted = getattr(b, {"shli": "shl", "shrsi": "ashr", "shrui": "lshr"}[name])(x, safe)
+    fill = b.ashr(x, ir.Constant(t, t.width - 1)) if name == "shrsi" else ir.Constant(t, 0)
+    return b.select(past, fill, shifted)
+
+
+def _odd_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """f64 -> f32 rounding to odd (truncate toward zero, then set the last bit if inexact):
+    rounding that once more to a narrower type rounds the f64 value only once."""
+    fabs = b.module.declare_intrinsic("llvm.fabs", [F64])
+    magnitude = b.call(fabs, [x])
+    finite = b.fcmp_ordered("<", magnitude, ir.Constant(F64, float("inf")))
+    bits = b.bitcast(b.fptrunc(x, F32), I32)
+    too_far = b.and_(finite, b.fcmp_ordered(">", b.call(fabs, [b.fpext(b.bitcast(bits, F32), F64)]),
+                                            magnitude))
+    bits = b.select(too_far, b.sub(bits, I32(1)), bits)
+    inexact = b.and_(finite, b.fcmp_unordered("!=", b.fpext(b.bitcast(bits, F32), F64), x))
+    return b.bitcast(b.select(inexact, b.or_(bits, I32(1)), bits), F32)
+
+
+def round_to(b: ir.IRBuilder, x: ir.Value, dtype: str) -> ir.Value:
+    """A float register value rounded once to `dtype`, kept in its register type."""
+    if dtype not in ("f16", "bf16"):
+        if x.type == register_type(dtype):
+            return x
+        return b.fpext(x, F64) if dtype == "f64" else b.fptrunc(x, F32)
+    if x.type == F64:
+        x = _odd_f32(b, x)
+    if dtype == "bf16":
+        return b.bitcast(b.shl(b.zext(round_bf16(b, x), I32), I32(16)), F32)
+    return half_to_float(b, float_to_half(b, x))
 
 
 _CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "one": "!=",
@@ -155,17 +207,13 @@ _MATH = {"exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt", "pow", 
 def _cast(b: ir.IRBuilder, name: str, x: ir.Value, src: str, dst: str) -> ir.Value:
     to = register_type(dst)
     if name in ("extf", "truncf"):
-        if dst == "bf16":  # keep f32 registers, but round to what bf16 can hold
-            return b.bitcast(b.shl(b.zext(round_bf16(b, x), I32), I32(16)), F32)
-        if dst == "f16":
-            return half_to_float(b, float_to_half(b, b.fptrunc(x, F32) if x.type == F64 else x))
-        if x.type == to:
-            return x
-        return b.fpext(x, to) if name == "extf" else b.fptrunc(x, to)
-    if name == "sitofp":
-        return b.sitofp(x, to)
-    if name == "uitofp":
-        return b.uitofp(x, to)
+        return round_to(b, x, dst)
+    if name in ("sitofp", "uitofp"):
+        # Through f64 for bf16, as the reference target does (exact below 2^53), so the value
+        # rounds once; any integer too big for f32's 24 bits overflows f16 anyway.
+        wide = F64 if dst == "bf16" else to
+        converted = b.sitofp(x, wide) if name == "sitofp" else b.uitofp(x, wide)
+        return round_to(b, converted, dst)
     if name in ("fptosi", "fptoui"):
         # Saturating: out-of-range and NaN inputs give a defined value instead of poison.
         sat = "llvm.fptosi.sat" if name == "fptosi" else "llvm.fptoui.sat"
@@ -173,25 +221,46 @@ def _cast(b: ir.IRBuilder, name: str, x: ir.Value, src: str, dst: str) -> ir.Val
     if name == "bitcast":
         # Through the bits as memory holds them (f16/bf16 are i16 there).
         return from_memory(b, b.bitcast(to_memory(b, x, src), memory_type(dst)), dst)
-    # integer resizes: extsi, extui, trunci, index_cast (signed)
+    # integer resizes: extsi, extui, trunci, index_cast (signed), index_castui (unsigned)
     if x.type.width == to.width:
         return x
     if x.type.width > to.width:
         return b.trunc(x, to)
-    return b.zext(x, to) if name == "extui" else b.sext(x, to)
+    return b.zext(x, to) if name in ("extui", "index_castui") else b.sext(x, to)
+
+
+# Ops whose f16/bf16 result needs no rounding: it is one of their operands, or already rounded.
+_EXACT_IN_TYPE = frozenset({"select", "negf", "absf", "maximumf", "minimumf",
+                            "maxnumf", "minnumf", "extf", "truncf", "sitofp", "uitofp",
+                            "bitcast"})
 
 
 def emit_scalar(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, attr: Scalar,
                 arg_dtypes: list[str], flags: tuple[str, ...] = ()) -> ir.Value:
-    """One scalar op; `dtype` is its result's element type, `arg_dtypes` its operands'."""
+    """One scalar op; `dtype` is its result's element type, `arg_dtypes` its operands'. An
+    f16/bf16 result is rounded to its type (as every op of the reference target's is), except in
+    a reduction's combiner (`flags`), which accumulates in f32 there too."""
+    value = _emit(b, name, args, dtype, attr, arg_dtypes, flags)
+    if dtype in ("f16", "bf16") and name not in _EXACT_IN_TYPE and not flags:
+        return round_to(b, value, dtype)
+    return value
+
+
+def _emit(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, attr: Scalar,
+          arg_dtypes: list[str], flags: tuple[str, ...]) -> ir.Value:
     if name in ("addf", "subf", "mulf", "divf", "remf"):
         return _float_binary({"addf": "fadd", "subf": "fsub", "mulf": "fmul", "divf": "fdiv",
                               "remf": "frem"}[name])(b, args, flags)
     if name == "negf":
         return b.fneg(args[0])
     if name in ("maximumf", "minimumf", "maxnumf", "minnumf"):
-        return intrinsic(b, {"maximumf": "llvm.maximum", "minimumf": "llvm.minimum",
-                              "maxnumf": "llvm.maxnum", "minnumf": "llvm.minnum"}[name], args)
+        # maximumnum/minimumnum: IEEE 754-2019's, NaN-ignoring and with -0.0 below +0.0, where
+        # maxnum/minnum may return either zero; a reduction (`flags`), which leaves that open,
+        # keeps maxnum/minnum, whose reductions LLVM vectorizes.
+        plain = {"maxnumf": "llvm.maxnum", "minnumf": "llvm.minnum"} if flags else {}
+        return intrinsic(b, plain.get(name) or {
+            "maximumf": "llvm.maximum", "minimumf": "llvm.minimum", "maxnumf": "llvm.maximumnum",
+            "minnumf": "llvm.minimumnum"}[name], args)
     if name in _MATH:
         from weir.compiler.targets.llvm_cpu.vmath import emit_math
         return emit_math(b, name, args)
@@ -211,14 +280,11 @@ def emit_scalar(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, at
               "xori": "xor"}
     if name in simple:
         return getattr(b, simple[name])(args[0], args[1])  # type: ignore[no-any-return]
-    if name in ("divsi", "divui", "remsi", "remui"):
+    if name in ("divsi", "divui", "remsi", "remui", "floordivsi", "ceildivsi", "ceildivui"):
         return _safe_division(b, args, {"divsi": "sdiv", "divui": "udiv", "remsi": "srem",
-                                        "remui": "urem"}[name])
+                                        "remui": "urem"}.get(name, name))
     if name in ("shli", "shrsi", "shrui"):
-        # A shift by the width or more is poison in LLVM; mask it as x86 does in hardware.
-        width = args[0].type.width
-        amount = b.and_(args[1], ir.Constant(args[1].type, width - 1))
-        return getattr(b, {"shli": "shl", "shrsi": "ashr", "shrui": "lshr"}[name])(args[0], amount)  # type: ignore[no-any-return]
+        return _shift(b, name, args[0], args[1])
     if name in ("maxsi", "minsi", "maxui", "minui"):
         return intrinsic(b, {"maxsi": "llvm.smax", "minsi": "llvm.smin", "maxui": "llvm.umax",
                               "minui": "llvm.umin"}[name], args)

@@ -34,7 +34,7 @@ CMPF_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ue
                    "ult", "ule", "une", "uno", "true")
 CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 CAST_OPS = frozenset({"extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", "extsi", "extui",
-                      "trunci", "bitcast", "index_cast"})
+                      "trunci", "bitcast", "index_cast", "index_castui"})
 
 
 def _scalar_value(attr: object) -> int | float | bool:

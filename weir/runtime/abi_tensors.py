@@ -1,0 +1,95 @@
+"""Tensor arguments at the Python API: a numpy array becomes a fresh device buffer in one copy,
+after its shape and element type were checked against what the function declares.
+
+A compiled function checks its arguments itself (`hal.buffer_view.assert`), but only once they
+are in device buffers: a wrong 256 MiB input would be copied whole before being refused. Its
+`iree.abi.declaration` reflection (`sync func @f(%input0: tensor<4x?xf32>) -> (...)`) says the
+same thing earlier, so the API refuses it first, with the same message, having copied nothing.
+A big-endian array (a `>f4` npy file) is swapped to the host's order by that one copy."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from weir.errors import InputError
+from weir.format.element_types import VALUE_TYPES
+from weir.runtime.hal.buffer import Allocator
+from weir.runtime.hal.buffer_view import BufferView, format_type
+from weir.runtime.hal.element_types import element_type_of
+
+DECLARATION_KEY = "iree.abi.declaration"
+Converter = Callable[[Any, Any], Any]  # (value, allocator) -> VM value
+
+_INPUT = re.compile(r"%input(\d+): tensor<((?:(?:\d+|\?)x)*)([a-z][a-z0-9]*)>")
+_ELEMENT_TYPES = frozenset(t.name for t in VALUE_TYPES)
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A declared tensor argument: its element type name and shape, -1 for a dynamic size."""
+
+    dtype: str
+    shape: tuple[int, ...]
+
+    def matches(self, dtype: str, shape: tuple[int, ...]) -> bool:
+        """As `hal.buffer_view.assert` decides: same element type and rank, every static
+        dimension equal."""
+        return dtype == self.dtype and len(shape) == len(self.shape) and \
+            all(e == -1 or e == a for e, a in zip(self.shape, shape))
+
+    def __str__(self) -> str:
+        return format_type(self.dtype, tuple("?" if d == -1 else d for d in self.shape))  # type: ignore[misc]
+
+
+def declared_tensor_types(reflection: Mapping[str, str],
+                          num_args: int) -> tuple[TensorType | None, ...]:
+    """Per user argument, its declared tensor type; None for a scalar, for a type the
+    declaration spells in a way not read here (an encoding, `index` elements), or when the
+    function has no declaration. Advice only: the function's own checks stay the authority."""
+    found: list[TensorType | None] = [None] * num_args
+    for match in _INPUT.finditer(reflection.get(DECLARATION_KEY, "")):
+        index, dims, dtype = int(match.group(1)), match.group(2), match.group(3)
+        if index >= num_args or dtype not in _ELEMENT_TYPES:
+            continue
+        shape = tuple(-1 if d == "?" else int(d) for d in dims.split("x")[:-1])
+        found[index] = TensorType(dtype, shape)
+    return tuple(found)
+
+
+def _describe(dtype: str, shape: tuple[int, ...]) -> str:
+    return format_type(dtype, shape)
+
+
+def array_to_view(array: np.ndarray, dtype: str, allocator: Allocator | None) -> BufferView:
+    """`array` in a fresh buffer, in C order and the host's byte order: one copy either way."""
+    if array.dtype.isnative and array.flags.c_contiguous:
+        return BufferView.from_numpy(array, allocator)
+    native = array.dtype.newbyteorder("=")
+    buffer = (allocator or Allocator()).allocate(array.size * native.itemsize)
+    np.copyto(np.ndarray(array.shape, native, buffer.data), array, casting="equiv")
+    return BufferView(buffer, 0, dtype, array.shape)
+
+
+def _element_type(array: np.ndarray) -> str:
+    dtype = array.dtype
+    return element_type_of(dtype if dtype.isnative else dtype.newbyteorder("="))
+
+
+def tensor_argument(expected: TensorType | None, function: str, index: int) -> Converter:
+    """The converter of an `r` argument: arrays (and numpy scalars) checked against `expected`
+    (when known) and copied into a fresh buffer; other values (buffer views, fences, Python
+    scalars passed through `r`) as they are."""
+    def convert(value: Any, allocator: Any) -> Any:
+        if not isinstance(value, (np.ndarray, np.generic)):
+            return value
+        array = value if isinstance(value, np.ndarray) else np.asarray(value)
+        dtype = _element_type(array)
+        if expected is not None and not expected.matches(dtype, array.shape):
+            raise InputError(f"function '{function}': argument {index} (%input{index}) expects "
+                             f"{expected}, got {_describe(dtype, array.shape)}")
+        return array_to_view(array, dtype, allocator)
+    return convert
