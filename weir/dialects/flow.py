@@ -4,7 +4,17 @@ leaves a `flow.dispatch` on the host."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, StringAttr, SymbolRefAttr, TensorType
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    IndexType,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -134,9 +144,143 @@ class TensorTransferOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
 
 
+@irdl_op_definition
+class TensorDynamicConstantOp(IRDLOperation):
+    """A constant whose type hides (some of) its static shape, so the program is compiled for
+    sizes known only at run time; the input phase (`lower-dynamic-constants`) lowers it.
+
+        %c = flow.tensor.dynamic_constant dense<[1.0, 2.0]> : tensor<2xf32> -> tensor<?xf32>
+    """
+
+    name = "flow.tensor.dynamic_constant"
+    value = prop_def(Attribute)
+    result = result_def(TensorType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TensorDynamicConstantOp:
+        attrs = parser.parse_optional_attr_dict()
+        start = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+            parser.raise_error("flow.tensor.dynamic_constant takes a tensor constant "
+                               f"(dense<...> : tensor<...>), got {value}", start, parser.pos)
+        parser.parse_punctuation("->")
+        op = cls.build(result_types=[parser.parse_type()], properties={"value": value})
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if not isinstance(self.value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+            raise VerifyException(f"value must be a tensor constant, got {self.value}")
+        static = self.value.get_type() if isinstance(self.value, DenseIntOrFPElementsAttr) \
+            else self.value.type
+        t = self.result.type
+        assert isinstance(static, TensorType) and isinstance(t, TensorType)
+        sizes, dims = static.get_shape(), t.get_shape()
+        if static.element_type != t.element_type or len(sizes) != len(dims) or \
+                any(d >= 0 and d != s for s, d in zip(sizes, dims)):
+            raise VerifyException(f"the result type {t} is not the constant's type {static} "
+                                  "with some sizes made dynamic")
+
+
+def _parse_dims(parser: Parser) -> list[SSAValue]:
+    """`{%a, %b}` after a type: the values of its dynamic sizes (none without braces)."""
+    if parser.parse_optional_punctuation("{") is None:
+        return []
+    dims = parser.parse_comma_separated_list(parser.Delimiter.NONE,
+                                             lambda: parser.parse_operand(IndexType()))
+    parser.parse_punctuation("}")
+    return dims
+
+
+def _print_dims(printer: Printer, dims: Sequence[SSAValue]) -> None:
+    if dims:
+        printer.print_string("{")
+        printer.print_list(dims, printer.print_operand)
+        printer.print_string("}")
+
+
+def _check_dims(t: Attribute, dims: Sequence[SSAValue], what: str) -> None:
+    assert isinstance(t, TensorType)
+    dynamic = sum(1 for d in t.get_shape() if d < 0)
+    if len(dims) != dynamic:
+        raise VerifyException(f"the {what} type {t} needs {dynamic} dynamic dimension(s) in "
+                              f"{{...}}, got {len(dims)}")
+
+
+@irdl_op_definition
+class TensorBitCastOp(IRDLOperation):
+    """The bytes of `source` read as a tensor of another element type and shape (the sizes of
+    both in bits must agree; the dynamic ones are given in braces). The input phase
+    (`lower-tensor-bitcasts`) lowers it.
+
+        %f = flow.tensor.bitcast %i : tensor<4xi32> -> tensor<2x2xf32>
+        %g = flow.tensor.bitcast %j : tensor<?xi16>{%n} -> tensor<?xf16>{%n}
+    """
+
+    name = "flow.tensor.bitcast"
+    source = operand_def(TensorType)
+    source_dims = var_operand_def(IndexType)
+    result_dims = var_operand_def(IndexType)
+    result = result_def(TensorType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TensorBitCastOp:
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        source = parser.resolve_operand(unresolved, parser.parse_type())
+        source_dims = _parse_dims(parser)
+        parser.parse_punctuation("->")
+        t = parser.parse_type()
+        result_dims = _parse_dims(parser)
+        attrs = parser.parse_optional_attr_dict()
+        op = cls.build(operands=[source, source_dims, result_dims], result_types=[t])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        _print_dims(printer, self.source_dims)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+        _print_dims(printer, self.result_dims)
+        printer.print_op_attributes(self.attributes, reserved_attr_names=("operandSegmentSizes",))
+
+    def verify_(self) -> None:
+        _check_dims(self.source.type, self.source_dims, "source")
+        _check_dims(self.result.type, self.result_dims, "result")
+        src, dst = self.source.type, self.result.type
+        assert isinstance(src, TensorType) and isinstance(dst, TensorType)
+        if src.has_static_shape() and dst.has_static_shape():
+            sizes = [bits(t) for t in (src, dst)]
+            if None not in sizes and sizes[0] != sizes[1]:
+                raise VerifyException(f"{src} holds {sizes[0]} bits but {dst} holds {sizes[1]}")
+
+
+def bits(t: TensorType) -> int | None:
+    """How many bits a static tensor's elements take together; None for element types of no
+    fixed width (index)."""
+    width = getattr(t.element_type, "bitwidth", None)
+    if not isinstance(width, int) or isinstance(t.element_type, IndexType):
+        return None
+    return width * math.prod(t.get_shape())
+
+
 FLOW = Dialect(
     "flow",
-    [DispatchRegionOp, ReturnOp, ExecutableOp, ExecutableExportOp, DispatchOp, TensorTransferOp],
+    [DispatchRegionOp, ReturnOp, ExecutableOp, ExecutableExportOp, DispatchOp, TensorTransferOp,
+     TensorDynamicConstantOp, TensorBitCastOp],
     [],
 )
 DIALECT = FLOW

@@ -1,0 +1,35 @@
+// Checks that a flow.tensor.bitcast whose two types hold different numbers of bits, or whose
+// dynamic sizes in braces do not match its types, is rejected by the verifier, and that one weir
+// cannot lower (between element widths; a shape change with dynamic sizes) is a located error
+// of --lower-tensor-bitcasts. The valid forms are in lower_tensor_bitcasts.mlir.
+// RUN: not weir-opt --split-input-file --lower-tensor-bitcasts %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
+
+func.func @bits_differ(%x: tensor<4xi8>) -> tensor<4xi16> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: 'flow.tensor.bitcast' op tensor<4xi8> holds 32 bits but tensor<4xi16> holds 64
+  %0 = flow.tensor.bitcast %x : tensor<4xi8> -> tensor<4xi16>
+  return %0 : tensor<4xi16>
+}
+
+// -----
+
+func.func @missing_dims(%x: tensor<?xi8>) -> tensor<?xi8> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: 'flow.tensor.bitcast' op the source type tensor<?xi8> needs 1 dynamic dimension(s) in {...}, got 0
+  %0 = flow.tensor.bitcast %x : tensor<?xi8> -> tensor<?xi8>
+  return %0 : tensor<?xi8>
+}
+
+// -----
+
+func.func @widths(%x: tensor<4xi8>) -> tensor<1xi32> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<4xi8> to tensor<1xi32> is not supported: weir reinterprets only element types of one width of whole bytes
+  %0 = flow.tensor.bitcast %x : tensor<4xi8> -> tensor<1xi32>
+  return %0 : tensor<1xi32>
+}
+
+// -----
+
+func.func @dynamic_reshape(%x: tensor<?xi8>, %n: index, %m: index) -> tensor<?x2xi8> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<?xi8> to tensor<?x2xi8> is not supported: a bitcast that changes the shape needs static shapes
+  %0 = flow.tensor.bitcast %x : tensor<?xi8>{%n} -> tensor<?x2xi8>{%m}
+  return %0 : tensor<?x2xi8>
+}
