@@ -87,3 +87,8 @@ weir-check-module --module=tests.wvm --device=local-task
 weir-compile "$here/check_module/wrong.mlir" -o wrong.wvm
 say "check_module: a wrong test fails with the values that differ (exit code 1, expected here)"
 if weir-check-module --module=wrong.wvm; then exit 1; fi
+
+say "pytorch: an MLP exported with torch-mlir, compiled by weir, compared with eager"
+python "$here/pytorch/mlp.py" .
+weir-compile --iree-hal-target-backends=llvm-cpu mlp.mlir -o mlp.wvm
+weir-run-module --device=local-task --module=mlp.wvm --function=main --input=2x8xf32=1

@@ -23,6 +23,10 @@ class CompileError(WeirError):
         super().__init__(f"{filename}:{line}:{col}: error: {message}")
 
 
+class ExportError(WeirError):
+    """A model a framework's exporter cannot bring into MLIR (an op it cannot lower)."""
+
+
 class ModuleFormatError(WeirError):
     """A module file that is truncated, corrupted or otherwise not loadable."""
 
