@@ -145,12 +145,14 @@ def benchmark_iree(venv: Path, module: Path, function: str, inputs: Sequence[Pat
 
 
 def python_call(python: Path, runtime: str, module: Path, function: str,
-                inputs: Sequence[Path], timing: Timing, target: str = "") -> Outcome:
+                inputs: Sequence[Path], timing: Timing, target: str = "",
+                device: str = "local-sync") -> Outcome:
     """One call through a runtime's Python API, timed by `python_call.py` in `python`'s own
     environment (for weir, `module` is the MLIR source: the API compiles it)."""
     outcome, stdout = _run([str(python), "-m", "benchmarks.suite.python_call",
                             f"--runtime={runtime}", f"--module={module}",
                             f"--function={function}", f"--target={target}",
+                            f"--device={device}",
                             f"--repetitions={timing.repetitions}",
                             f"--min-time={timing.min_time}", *map(str, inputs)])
     if outcome.error is not None:

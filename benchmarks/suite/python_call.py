@@ -24,20 +24,21 @@ from weir.tools.io.benchmark_timing import measure, parse_min_time
 DEVICE = "local-sync"
 
 
-def weir_call(source: Path, target: str, function: str) -> Callable[..., Any]:
+def weir_call(source: Path, target: str, function: str,
+              device: str = DEVICE) -> Callable[..., Any]:
     """weir's API end to end: compile the MLIR, load it, look the function up."""
     import weir.api as weir
 
     options = weir.CompilerOptions(target_backends=(target,))
     module = weir.compile_string(source.read_text(), source.name, options)
-    return weir.load([module], device=DEVICE).lookup_function(function)  # type: ignore[no-any-return]
+    return weir.load([module], device=device).lookup_function(function)  # type: ignore[no-any-return]
 
 
-def iree_call(module: Path, function: str) -> Callable[..., Any]:
+def iree_call(module: Path, function: str, device: str = DEVICE) -> Callable[..., Any]:
     """IREE's API: load the compiled module; results are copied back to numpy as weir's are."""
     import iree.runtime as iree  # type: ignore[import-not-found]
 
-    config = iree.Config(DEVICE)
+    config = iree.Config(device)
     context = iree.SystemContext(config=config)
     context.add_vm_module(iree.VmModule.mmap(config.vm_instance, str(module)))
     call = context.modules.module[function]
@@ -51,14 +52,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="MLIR source for weir (its API compiles it), .vmfb for IREE")
     parser.add_argument("--function", required=True)
     parser.add_argument("--target", default="llvm-cpu", help="weir's target backend")
+    parser.add_argument("--device", default=DEVICE, help="local-sync or local-task")
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--min-time", default="0.3s")
     parser.add_argument("inputs", nargs="*", type=Path, help=".npy files, one per argument")
     args = parser.parse_args(argv)
     try:
         arrays = [np.load(p) for p in args.inputs]
-        call = weir_call(args.module, args.target, args.function) if args.runtime == "weir" \
-            else iree_call(args.module, args.function)
+        call = weir_call(args.module, args.target, args.function, args.device) \
+            if args.runtime == "weir" else iree_call(args.module, args.function, args.device)
         measured = measure(lambda: call(*arrays), parse_min_time(args.min_time), args.repetitions)
     except Exception as error:  # noqa: BLE001 - the suite reads one line, whatever failed
         print(f"python_call: error: {type(error).__name__}: {error}", file=sys.stderr)

@@ -8,6 +8,7 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 import pytest
+from native_kernels import entry_point, I64, object_code
 
 from weir.errors import LoadError, ModuleFormatError, RuntimeFault
 from weir.format.native_executable import (
@@ -22,19 +23,11 @@ from weir.runtime.executables.llvm_cpu import load_native_executable
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.workgroups import InlineWorkgroups, ParallelWorkgroups
 
-I64 = ir.IntType(64)
 
 
 def _iota_object() -> tuple[str, bytes]:
     """`iota(bindings, consts, begin, end)`: out[i] = i for i in [begin, end) (tile 1)."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    triple = llvm.get_process_triple()
-    m = ir.Module("iota")
-    m.triple = triple
-    i8pp = ir.IntType(8).as_pointer().as_pointer()
-    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [i8pp, I64.as_pointer(), I64, I64]),
-                     "weir_iota")
+    m, fn = entry_point("weir_iota")
     bindings, _, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     out = b.bitcast(b.load(bindings), I64.as_pointer())
@@ -51,8 +44,7 @@ def _iota_object() -> tuple[str, bytes]:
     b.branch(head)
     b.position_at_end(done)
     b.ret_void()
-    tm = llvm.Target.from_triple(triple).create_target_machine(reloc="pic")
-    return triple, tm.emit_object(llvm.parse_assembly(str(m)))
+    return object_code(m)
 
 
 def _payload(features: tuple[str, ...] = (), symbol: str = "weir_iota") -> bytes:

@@ -232,6 +232,18 @@ class AllocatorAllocateOp(IRDLOperation):
 
 
 @irdl_op_definition
+class BufferSubspanOp(IRDLOperation):
+    """`length` bytes of `source` from `offset`, as a buffer of its own (no copy). Inside a
+    memoized command buffer's recording, a subspan of a binding slot is that slot at an offset."""
+
+    name = "hal.buffer.subspan"
+    source = operand_def(BufferType)
+    offset = operand_def(IndexType)
+    length = operand_def(IndexType)
+    result = result_def(BufferType)
+
+
+@irdl_op_definition
 class AllocatorImportRodataOp(IRDLOperation):
     """Wraps a constant of the module file as a read-only buffer, without a copy."""
 
@@ -282,6 +294,25 @@ class CommandBufferFinalizeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CommandBufferMemoizeOp(IRDLOperation):
+    """A command buffer recorded once, when the module is initialised, and replayed by every
+    execution with that execution's buffers bound to its slots (IREE's reusable command buffers
+    with binding tables, recorded where `hal.device.memoize` would hoist them). The region
+    records it: its block arguments are the command buffer, then one `!hal.buffer` per binding
+    slot; it uses nothing defined outside itself but `device`'s ordinal."""
+
+    name = "hal.command_buffer.memoize"
+    device = operand_def(DeviceType)
+    result = result_def(CommandBufferType)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), IsolatedFromAbove())
+
+    @property
+    def slot_count(self) -> int:
+        return len(self.body.block.args) - 1
+
+
+@irdl_op_definition
 class FenceCreateOp(IRDLOperation):
     name = "hal.fence.create"
     device = operand_def(DeviceType)
@@ -320,6 +351,19 @@ class QueueExecuteOp(IRDLOperation):
 
 
 @irdl_op_definition
+class QueueExecuteIndirectOp(IRDLOperation):
+    """Submits a memoized command buffer with `bindings` in its slots, in slot order."""
+
+    name = "hal.device.queue.execute.indirect"
+    device = operand_def(DeviceType)
+    wait = opt_operand_def(FenceType)
+    signal = operand_def(FenceType)
+    command_buffer = operand_def(CommandBufferType)
+    bindings = var_operand_def(BufferType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+@irdl_op_definition
 class QueueBarrierOp(IRDLOperation):
     """Signals `signal` once `wait` is reached, without work: how a timepoint is chained onto a
     fence someone else (the caller, a custom module) waits on."""
@@ -353,9 +397,10 @@ HAL = Dialect(
         TensorImportOp, TensorExportOp, TensorAliasOp, TensorBarrierOp, QueueBarrierOp, QueueCopyOp, ExecutableOp, ExecutableBinaryOp, DeviceGetOp,
         ExecutableLookupOp, BufferLoadOp, BufferViewAssertOp, BufferViewBufferOp,
         BufferViewDimOp,
-        BufferViewCreateOp, AllocatorAllocateOp, AllocatorImportRodataOp, CommandBufferCreateOp,
+        BufferViewCreateOp, BufferSubspanOp, AllocatorAllocateOp, AllocatorImportRodataOp, CommandBufferCreateOp,
         CommandBufferDispatchOp, CommandBufferCopyOp, CommandBufferBarrierOp,
-        CommandBufferFinalizeOp, FenceCreateOp, FenceJoinOp, FenceAwaitOp, QueueExecuteOp,
+        CommandBufferFinalizeOp, CommandBufferMemoizeOp, FenceCreateOp, FenceJoinOp, FenceAwaitOp,
+        QueueExecuteOp, QueueExecuteIndirectOp,
     ],
     [BufferViewType, BufferType, DeviceType, FenceType, CommandBufferType, ExecutableType,
      *HAL_ATTRIBUTES],

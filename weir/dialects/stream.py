@@ -130,6 +130,17 @@ class ResourceAllocaOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ResourceSubviewOp(IRDLOperation):
+    """`length` bytes of `source` from `offset`: a transient's place in its execute's slab."""
+
+    name = "stream.resource.subview"
+    source = operand_def(ResourceType)
+    offset = operand_def(IndexType)
+    length = operand_def(IndexType)
+    result = result_def(ResourceType)
+
+
+@irdl_op_definition
 class ResourceConstantOp(IRDLOperation):
     """Constant data stored once in the module file and mapped at run time."""
 
@@ -257,7 +268,8 @@ STREAM = Dialect(
     "stream",
     [
         ExecutableOp, ExecutableExportOp, TensorImportOp, TensorExportOp, TensorSizeOfOp,
-        ResourceAllocaOp, ResourceConstantOp, CmdExecuteOp, CmdDispatchOp, CmdCopyOp,
+        ResourceAllocaOp, ResourceSubviewOp, ResourceConstantOp, CmdExecuteOp, CmdDispatchOp,
+        CmdCopyOp,
         CmdBarrierOp, TimepointAwaitOp, TimepointJoinOp, TimepointImmediateOp, TimepointImportOp,
         TimepointChainExternalOp, AsyncTransferOp, ResourceLoadOp, YieldOp,
     ],

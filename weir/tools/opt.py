@@ -13,11 +13,13 @@ from weir.compiler.options import CompilerOptions
 from weir.compiler.registry import PASSES
 from weir.compiler.state import CompilationState
 from weir.ir import parse_module, print_module
+from weir.ir.nesting import deep_nesting
 from weir.errors import CompileError
 from weir.tools.cli import error_line, run_tool
 from weir.tools.compile import (
     EXECUTION_MODEL_FLAG,
     execution_model_from_flags,
+    MEMOIZATION_FLAG,
     TARGET_DEVICE_FLAG,
     target_devices_from_flags,
 )
@@ -29,6 +31,7 @@ SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
 PARSER = FlagParser(TOOL, "[--PASS ...] INPUT.mlir (or - for stdin)", [
     *(Flag(name, "bool", f"Run the {name} pass.", default=False) for name in PASSES),
     EXECUTION_MODEL_FLAG,
+    MEMOIZATION_FLAG,
     TARGET_DEVICE_FLAG,
     Flag("split-input-file", "bool", "Treat '// -----' as separating independent inputs.",
          default=False),
@@ -43,7 +46,8 @@ def _body(argv: Sequence[str]) -> int:
     # Pass flags are bool flags named after their pass; `--PASS=false` runs nothing.
     passes = [PASSES[name] for name, on in flags.given if name in PASSES and on]
     options = CompilerOptions(execution_model=execution_model_from_flags(flags),
-                              target_devices=target_devices_from_flags(flags))
+                              target_devices=target_devices_from_flags(flags),
+                              hal_memoization=flags.boolean("iree-hal-memoization"))
     path = flags.positionals[0]
     source = sys.stdin.read() if path == "-" else Path(path).read_text(errors="replace")
     filename = "<stdin>" if path == "-" else path
@@ -74,7 +78,10 @@ def _body(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_tool(TOOL, lambda: _body(sys.argv[1:] if argv is None else argv))
+    def body() -> int:
+        with deep_nesting():  # the stack that deeply nested regions need, passes included
+            return _body(sys.argv[1:] if argv is None else argv)
+    return run_tool(TOOL, body)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 // Checks that an execute region becomes a command buffer submitted to the device queue with a
 // signal fence, and that the await becomes a fence wait before the result view is created.
-// RUN: weir-opt --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal %s | filecheck %s
-// RUN: weir-opt --iree-execution-model=async-external --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal %s | filecheck %s --check-prefix=ASYNC
+// RUN: weir-opt --iree-hal-memoization=false --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal %s | filecheck %s
+// RUN: weir-opt --iree-hal-memoization=false --iree-execution-model=async-external --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal %s | filecheck %s --check-prefix=ASYNC
 
 // CHECK-LABEL: func.func @simple_mul(
 // CHECK: %[[DEV:.*]] = "hal.device.get"() <{ordinal = 0 : index}>

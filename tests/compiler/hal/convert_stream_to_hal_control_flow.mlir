@@ -2,7 +2,7 @@
 // become buffers, carried timepoints fences (a timepoint already reached crossing a boundary is a
 // fence with no points, from an empty hal.fence.join), and queue work in a loop waits on the
 // carried fence instead of the host waiting every iteration.
-// RUN: weir-opt --split-input-file --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal %s | filecheck %s
+// RUN: weir-opt --iree-hal-memoization=false --split-input-file --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal %s | filecheck %s
 
 // Checks scf.for: the argument's buffer and a reached fence enter the loop, the body's execute
 // waits on the carried fence and yields its signal fence, the host awaits only after the loop.

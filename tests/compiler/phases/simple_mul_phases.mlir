@@ -4,8 +4,8 @@
 // RUN: weir-compile --compile-to=abi %s | filecheck %s --check-prefix=ABI
 // RUN: weir-compile --compile-to=flow %s | filecheck %s --check-prefix=FLOW
 // RUN: weir-compile --compile-to=stream %s | filecheck %s --check-prefix=STREAM
-// RUN: weir-compile --compile-to=hal %s | filecheck %s --check-prefix=HAL
-// RUN: weir-compile --compile-to=vm %s | filecheck %s --check-prefix=VM
+// RUN: weir-compile --iree-hal-memoization=false --compile-to=hal %s | filecheck %s --check-prefix=HAL
+// RUN: weir-compile --iree-hal-memoization=false --compile-to=vm %s | filecheck %s --check-prefix=VM
 // RUN: rm -rf %t && weir-compile --iree-hal-target-backends=vmvx --dump-compilation-phases-to=%t %s -o %t.wvm
 // RUN: ls %t | filecheck %s --check-prefix=DUMP
 

@@ -1,7 +1,7 @@
 // Checks that the host program becomes a vm.module calling the hal module, with executables
 // created once by the initializer into globals, and an export carrying its reflection.
-// RUN: weir-opt --split-input-file --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s
-// RUN: weir-opt --split-input-file --iree-execution-model=async-external --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s --check-prefix=ASYNC
+// RUN: weir-opt --iree-hal-memoization=false --split-input-file --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s
+// RUN: weir-opt --iree-hal-memoization=false --split-input-file --iree-execution-model=async-external --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s --check-prefix=ASYNC
 
 // CHECK: "vm.module"() <{sym_name = "module", dependencies = ["module_a"]
 // CHECK-DAG: "vm.import"() <{sym_name = "module_a.abs", cconv = "0r_r", model = "sync"}>

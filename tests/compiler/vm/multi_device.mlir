@@ -2,9 +2,11 @@
 // `_executable_<name>` for device 0 and `_executable_<name>__device<N>` for device N, each made by
 // the initializer with hal.executable.create on the handle from hal.device.get of its ordinal,
 // and that each dispatch loads the global of the device whose command buffer it records into.
-// The module lists its devices in binding order.
-// RUN: weir-opt --split-input-file --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --elide-transfers --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s
-// RUN: weir-opt --split-input-file --iree-execution-model=async-external --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s --check-prefix=ASYNC
+// Constants are wrapped once too, by the initializer, into a global per device that uses them
+// (`_constant_<n>[__device<N>]`), which each call loads. The module lists its devices in binding
+// order.
+// RUN: weir-opt --iree-hal-memoization=false --split-input-file --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --elide-transfers --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s
+// RUN: weir-opt --iree-hal-memoization=false --split-input-file --iree-execution-model=async-external --iree-hal-target-device=device_a=local[0] --iree-hal-target-device=device_b=local[1] --materialize-target-devices --wrap-imports --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --translate-executables --convert-stream-to-hal --convert-to-vm %s | filecheck %s --check-prefix=ASYNC
 
 // The seed program: dispatch 0 runs only on device 0 and dispatch 1 only on device 1, so each
 // executable has exactly one global.
@@ -14,14 +16,18 @@
 // CHECK-DAG: "vm.global"() <{sym_name = "_executable_multi_device_mul_dispatch_1__device1", type = !hal.executable}>
 // CHECK-NOT: "vm.global"() <{sym_name = "_executable_multi_device_mul_dispatch_0__device
 // CHECK-NOT: "vm.global"() <{sym_name = "_executable_multi_device_mul_dispatch_1", type
+// CHECK-DAG: "vm.global"() <{sym_name = "_constant_0", type = !hal.buffer}>
+// CHECK-DAG: "vm.global"() <{sym_name = "_constant_1__device1", type = !hal.buffer}>
 // CHECK: "vm.func"() <{sym_name = "multi_device_mul"
 // CHECK: %[[ZERO:.*]] = "vm.const"() <{value = 0 : i64}> : () -> index
 // CHECK-NEXT: %[[DEV0:.*]] = "vm.call"(%[[ZERO]]) <{callee = @hal.device.get}>
 // CHECK-NEXT: %[[ONE:.*]] = "vm.const"() <{value = 1 : i64}> : () -> index
 // CHECK-NEXT: %[[DEV1:.*]] = "vm.call"(%[[ONE]]) <{callee = @hal.device.get}>
+// CHECK: "vm.global.load"() <{global = @_constant_0}>
 // CHECK: %[[CB0:.*]] = "vm.call"(%[[DEV0]]) <{callee = @hal.command_buffer.create}>
 // CHECK-NEXT: %[[EXE0:.*]] = "vm.global.load"() <{global = @_executable_multi_device_mul_dispatch_0}>
 // CHECK: "vm.call"(%[[CB0]], %[[EXE0]], {{.*}}) <{callee = @hal.command_buffer.dispatch}>
+// CHECK: "vm.global.load"() <{global = @_constant_1__device1}>
 // CHECK: %[[CB1:.*]] = "vm.call"(%[[DEV1]]) <{callee = @hal.command_buffer.create}>
 // CHECK-NEXT: %[[EXE1:.*]] = "vm.global.load"() <{global = @_executable_multi_device_mul_dispatch_1__device1}>
 // CHECK: "vm.call"(%[[CB1]], %[[EXE1]], {{.*}}) <{callee = @hal.command_buffer.dispatch}>
@@ -38,6 +44,12 @@
 // CHECK-NEXT: %[[NAME1:.*]] = "vm.const"() <{value = "multi_device_mul_dispatch_1"}>
 // CHECK-NEXT: %[[CREATED1:.*]] = "vm.call"(%[[I_DEV1]], %[[NAME1]]) <{callee = @hal.executable.create}>
 // CHECK-NEXT: "vm.global.store"(%[[CREATED1]]) <{global = @_executable_multi_device_mul_dispatch_1__device1}>
+// CHECK-NEXT: %[[DATA0:.*]] = "vm.const.ref.rodata"()
+// CHECK-NEXT: %[[BUF0:.*]] = "vm.call"(%[[I_DEV0]], %[[DATA0]]) <{callee = @hal.allocator.import_rodata}>
+// CHECK-NEXT: "vm.global.store"(%[[BUF0]]) <{global = @_constant_0}>
+// CHECK-NEXT: %[[DATA1:.*]] = "vm.const.ref.rodata"()
+// CHECK-NEXT: %[[BUF1:.*]] = "vm.call"(%[[I_DEV1]], %[[DATA1]]) <{callee = @hal.allocator.import_rodata}>
+// CHECK-NEXT: "vm.global.store"(%[[BUF1]]) <{global = @_constant_1__device1}>
 // CHECK-NEXT: "vm.return"()
 
 // With async-external (and no elision) the copies are calls to hal.device.queue.copy on the source

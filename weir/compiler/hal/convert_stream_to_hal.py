@@ -52,6 +52,7 @@ from weir.ir.upstream import (
     InsertPoint,
     IntegerAttr,
     ModuleOp,
+    Region,
     Operation,
     SSAValue,
     StringAttr,
@@ -116,6 +117,8 @@ class _FunctionLowering:
         self.dead: list[Operation] = []
         self.table = state.devices
         self.devices: dict[int, SSAValue] = {}  # binding ordinal -> this function's handle
+        # Packed transients: their slab and place in it, turned into buffers where recorded.
+        self.subviews: dict[SSAValue, stream.ResourceSubviewOp] = {}
         # Resource block arguments of host regions, replaced by buffer arguments.
         self.dead_args: list[BlockArgument] = []
 
@@ -275,6 +278,9 @@ class _FunctionLowering:
         self.buffers[op.result] = buffer.result
         self.fences[op.result_timepoint] = None
 
+    def _stream_resource_subview(self, op: stream.ResourceSubviewOp, b: Builder) -> None:
+        self.subviews[op.result] = op
+
     def _stream_resource_constant(self, op: stream.ResourceConstantOp, b: Builder) -> None:
         key = self.state.blobs.add("constant", _constant_bytes(op.value, op, self.constants))
         buffer = b.insert(hal.AllocatorImportRodataOp.build(
@@ -332,28 +338,80 @@ class _FunctionLowering:
 
     def _stream_cmd_execute(self, op: stream.CmdExecuteOp, b: Builder) -> None:
         device = self._device(op.affinity)
+        wait = self._fence_of([op.await_timepoint] if op.await_timepoint else [], b)
+        slots = _memoizable_slots(op, self.subviews) if self.state.options.hal_memoization \
+            else None
+        if slots is not None:
+            # Recorded once at initialisation; each execution only binds its buffers.
+            cb = b.insert(self._memoized(op, device, slots)).result
+            signal = b.insert(hal.FenceCreateOp.build(
+                operands=[device], result_types=[hal.FenceType()])).result
+            b.insert(hal.QueueExecuteIndirectOp.build(operands=[
+                device, [wait] if wait is not None else [], signal, cb,
+                [self.buffers[r] for r in slots]]))
+            self.fences[op.result_timepoint] = signal
+            return
         cb = b.insert(hal.CommandBufferCreateOp.build(
             operands=[device], result_types=[hal.CommandBufferType()])).result
-        for cmd in op.body.block.ops:
-            if isinstance(cmd, stream.CmdDispatchOp):
-                self._dispatch(cmd, device, cb, b)
-            elif isinstance(cmd, stream.CmdCopyOp):
-                b.insert(hal.CommandBufferCopyOp.build(operands=[
-                    cb, self.buffers[cmd.source], self.buffers[cmd.target], cmd.length]))
-            elif isinstance(cmd, stream.CmdBarrierOp):
-                b.insert(hal.CommandBufferBarrierOp.build(operands=[cb]))
-            else:
-                raise error_at(cmd, f"'{cmd.name}' has no lowering to the HAL")
-        b.insert(hal.CommandBufferFinalizeOp.build(operands=[cb]))
-        wait = self._fence_of([op.await_timepoint] if op.await_timepoint else [], b)
+        self._record(op, device, cb, self._bind_buffer, b)
         signal = b.insert(hal.FenceCreateOp.build(
             operands=[device], result_types=[hal.FenceType()])).result
         b.insert(hal.QueueExecuteOp.build(
             operands=[device, [wait] if wait is not None else [], signal, [cb]]))
         self.fences[op.result_timepoint] = signal
 
+    def _memoized(self, op: stream.CmdExecuteOp, device: SSAValue,
+                  slots: list[SSAValue]) -> hal.CommandBufferMemoizeOp:
+        """The execute's recording as a memoize region: its own device handle and constants,
+        the binding slots as block arguments."""
+        block = Block(arg_types=[hal.CommandBufferType(), *[hal.BufferType() for _ in slots]])
+        rb = Builder(InsertPoint.at_end(block))
+        ordinal = device.owner.ordinal  # type: ignore[union-attr]
+        own_device = rb.insert(hal.DeviceGetOp.build(
+            result_types=[hal.DeviceType()], properties={"ordinal": ordinal})).result
+        slot_of = dict(zip(slots, block.args[1:]))
+
+        def bind_slot(r: SSAValue, at: Builder) -> SSAValue:
+            view = self.subviews.get(r)
+            if view is None:
+                return slot_of[r]
+            return at.insert(hal.BufferSubspanOp.build(
+                operands=[slot_of[view.source], _clone_constant(view.offset, at),
+                          _clone_constant(view.length, at)],
+                result_types=[hal.BufferType()])).result
+
+        self._record(op, own_device, block.args[0], bind_slot, rb, clone_constants=True)
+        return hal.CommandBufferMemoizeOp.build(
+            operands=[device], result_types=[hal.CommandBufferType()], regions=[Region(block)])
+
+    def _bind_buffer(self, r: SSAValue, b: Builder) -> SSAValue:
+        """The buffer a one-shot recording binds for `r` (a packed transient's subspan of its
+        slab, made where it is recorded)."""
+        view = self.subviews.get(r)
+        if view is None:
+            return self.buffers[r]
+        return b.insert(hal.BufferSubspanOp.build(
+            operands=[self.buffers[view.source], view.offset, view.length],
+            result_types=[hal.BufferType()])).result
+
+    def _record(self, op: stream.CmdExecuteOp, device: SSAValue, cb: SSAValue,
+                bind: Callable[[SSAValue, Builder], SSAValue], b: Builder,
+                clone_constants: bool = False) -> None:
+        for cmd in op.body.block.ops:
+            if isinstance(cmd, stream.CmdDispatchOp):
+                self._dispatch(cmd, device, cb, bind, b, clone_constants)
+            elif isinstance(cmd, stream.CmdCopyOp):
+                b.insert(hal.CommandBufferCopyOp.build(operands=[
+                    cb, bind(cmd.source, b), bind(cmd.target, b), cmd.length]))
+            elif isinstance(cmd, stream.CmdBarrierOp):
+                b.insert(hal.CommandBufferBarrierOp.build(operands=[cb]))
+            else:
+                raise error_at(cmd, f"'{cmd.name}' has no lowering to the HAL")
+        b.insert(hal.CommandBufferFinalizeOp.build(operands=[cb]))
+
     def _dispatch(self, cmd: stream.CmdDispatchOp, device: SSAValue, cb: SSAValue,
-                  b: Builder) -> None:
+                  bind: Callable[[SSAValue, Builder], SSAValue], b: Builder,
+                  clone_constants: bool) -> None:
         ref = cmd.entry_point
         executable = ref.root_reference.data
         entry = ref.nested_references.data[-1].data if ref.nested_references.data else executable
@@ -361,9 +419,12 @@ class _FunctionLowering:
             operands=[device], result_types=[hal.ExecutableType()],
             properties={"executable": SymbolRefAttr(executable)})).result
         one = self._index(b, 1)
+        constants = list(cmd.push_constants)
+        if clone_constants:
+            constants = [_clone_constant(c, b) for c in constants]
+        bindings = [bind(r, b) for r in cmd.resources]
         b.insert(hal.CommandBufferDispatchOp.build(
-            operands=[cb, exe, [one, one, one], list(cmd.push_constants),
-                      [self.buffers[r] for r in cmd.resources]],
+            operands=[cb, exe, [one, one, one], constants, bindings],
             properties={"entry_point": IntegerAttr(self.entry_ordinals[(executable, entry)],
                                                    IndexType())}))
 
@@ -380,12 +441,46 @@ class _FunctionLowering:
         op.result.replace_all_uses_with(view.result)
 
 
+def _clone_constant(value: SSAValue, b: Builder) -> SSAValue:
+    """A constant of the function made again inside a memoized recording, which may use nothing
+    from outside itself."""
+    owner = value.owner
+    assert isinstance(owner, arith.ConstantOp)
+    return b.insert(owner.clone()).result
+
+
+def _memoizable_slots(op: stream.CmdExecuteOp,
+                      subviews: dict[SSAValue, stream.ResourceSubviewOp]) -> list[SSAValue] | None:
+    """The resources an execute binds (a packed transient's slab in its place), in first-use
+    order, when its recording can be made once for every execution: dispatches and barriers
+    only, with push constants known at compile time (a dynamic size or offset would change the
+    recording from call to call)."""
+    slots: list[SSAValue] = []
+    for cmd in op.body.block.ops:
+        if isinstance(cmd, stream.CmdBarrierOp):
+            continue
+        if not isinstance(cmd, stream.CmdDispatchOp):
+            return None
+        if not all(isinstance(c.owner, arith.ConstantOp) for c in cmd.push_constants):
+            return None
+        for r in cmd.resources:
+            view = subviews.get(r)
+            base = r if view is None else view.source
+            if view is not None and not all(isinstance(v.owner, arith.ConstantOp)
+                                            for v in (view.offset, view.length)):
+                return None
+            if base not in slots:
+                slots.append(base)
+    return slots
+
+
 # Which lowering handles which stream op (ops not listed pass through unchanged).
 _HANDLERS: dict[type[Operation], Callable[[_FunctionLowering, Any, Builder], None]] = {
     stream.TensorImportOp: _FunctionLowering._stream_tensor_import,
     stream.TensorSizeOfOp: _FunctionLowering._stream_tensor_sizeof,
     stream.ResourceAllocaOp: _FunctionLowering._stream_resource_alloca,
     stream.ResourceConstantOp: _FunctionLowering._stream_resource_constant,
+    stream.ResourceSubviewOp: _FunctionLowering._stream_resource_subview,
     stream.TimepointJoinOp: _FunctionLowering._stream_timepoint_join,
     stream.TimepointImmediateOp: _FunctionLowering._stream_timepoint_immediate,
     stream.TimepointAwaitOp: _FunctionLowering._stream_timepoint_await,

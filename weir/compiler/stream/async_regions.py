@@ -26,10 +26,25 @@ from typing import TYPE_CHECKING
 
 from weir.compiler.stream.affinity_analysis import Placement
 from weir.dialects import async_, stream
-from weir.ir.upstream import Block, Builder, func, InsertPoint, Operation, SSAValue, TensorType
+from weir.ir.upstream import (
+    Block,
+    Builder,
+    func,
+    IndexType,
+    InsertPoint,
+    IntegerAttr,
+    Operation,
+    SSAValue,
+    TensorType,
+)
 
 if TYPE_CHECKING:
     from weir.compiler.stream.convert_to_stream import Resource
+
+
+# The async.execute region an execute was submitted from (innermost), for schedule-execution:
+# the regions a program writes are what it asks to run at the same time.
+REGION_ATTR = "weir.async_region"
 
 
 class AsyncRegionConversion:
@@ -45,6 +60,9 @@ class AsyncRegionConversion:
     ready_at: dict[SSAValue, SSAValue | None]
     # Scalar values yielded by regions: the host value each stands for.
     scalar_values: dict[SSAValue, SSAValue]
+    # async.execute regions converted so far in this function: each one's executes are marked
+    # with its number (REGION_ATTR) so schedule-execution keeps regions' submissions apart.
+    regions_seen: int
 
     def _convert_block(self, block: Block) -> None: ...
 
@@ -92,9 +110,12 @@ class AsyncRegionConversion:
         yield_op.erase()
         submitted: list[SSAValue | None] = []  # waited for `deps` themselves
         other: list[SSAValue | None] = []  # e.g. what a loop carried out, maybe from before
+        self.regions_seen += 1
         for inner in list(body.ops):
             inner.detach()
             b.insert(inner)
+            if isinstance(inner, stream.CmdExecuteOp) and REGION_ATTR not in inner.attributes:
+                inner.attributes[REGION_ATTR] = IntegerAttr(self.regions_seen, IndexType())
             if isinstance(inner, _DERIVED_TIMEPOINTS):
                 continue
             points = [r for r in inner.results if isinstance(r.type, stream.TimepointType)]

@@ -131,6 +131,7 @@ class _FunctionConverter(AsyncRegionConversion):
         self.frontier: SSAValue | None = None
         self.ready_at: dict[SSAValue, SSAValue | None] = {}
         self.scalar_values: dict[SSAValue, SSAValue] = {}
+        self.regions_seen = 0
 
     def run(self) -> None:
         self._convert_block(self.block)

@@ -75,6 +75,13 @@ class _ModuleLowering:
         # (executable, device ordinal) -> the global holding it, for each device dispatching it.
         self.executable_globals: dict[tuple[str, int], str] = {}
         self.lookups: dict[Operation, str] = {}
+        # Memoized command buffers: (global, device ordinal, recording region), recorded by the
+        # initializer once the executables exist.
+        self.memoized: list[tuple[str, int, Region]] = []
+        self.memo_ordinals: dict[Operation, int] = {}
+        # (rodata key, device ordinal) -> the global holding its buffer, made by the initializer:
+        # constants are wrapped once per module, not on every call.
+        self.constant_globals: dict[tuple[str, int], str] = {}
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
         body = self.body
@@ -98,11 +105,14 @@ class _ModuleLowering:
         for global_name in self.executable_globals.values():
             body.add_op(vm.GlobalOp.build(properties={
                 "sym_name": StringAttr(global_name), "type": hal.ExecutableType()}))
+        for global_name in self.constant_globals.values():
+            body.add_op(vm.GlobalOp.build(properties={
+                "sym_name": StringAttr(global_name), "type": hal.BufferType()}))
         for op in list(module.body.block.ops):
             if isinstance(op, func.FuncOp) and op.body.blocks:
                 body.add_op(self._function(op))
                 body.add_op(self._export(op))
-        if self.executable_globals:
+        if self.executable_globals or self.memoized or self.constant_globals:
             body.add_op(self._initializer())
         for exe in executables:
             body.add_op(exe)
@@ -143,8 +153,21 @@ class _ModuleLowering:
     def _plan_executable_globals(self, module: ModuleOp) -> None:
         """One global per executable and device that dispatches it, and the global each lookup
         loads (the device of a lookup is still a `hal.device.get` here, before any function is
-        lowered)."""
+        lowered); the device ordinal of each memoized command buffer, for the same reason."""
         for op in module.walk():
+            if isinstance(op, hal.AllocatorImportRodataOp):
+                device = op.device.owner
+                if isinstance(device, hal.DeviceGetOp):
+                    key = (op.rodata.data, device.ordinal.value.data)
+                    suffix = "" if key[1] == 0 else f"__device{key[1]}"
+                    self.lookups[op] = self.constant_globals.setdefault(
+                        key, f"_constant_{len(self.constant_globals)}{suffix}")
+            if isinstance(op, hal.CommandBufferMemoizeOp):
+                device = op.device.owner
+                if not isinstance(device, hal.DeviceGetOp):
+                    raise error_at(op, "hal.command_buffer.memoize needs a device from "
+                                       "hal.device.get")
+                self.memo_ordinals[op] = device.ordinal.value.data
             if isinstance(op, hal.ExecutableLookupOp):
                 device = op.device.owner
                 if not isinstance(device, hal.DeviceGetOp):
@@ -168,10 +191,65 @@ class _ModuleLowering:
                                  [hal.ExecutableType()])[0]
             b.insert(vm.GlobalStoreOp.build(operands=[created], properties={
                 "global": SymbolRefAttr(global_name)}))
+        for (key, ordinal), global_name in self.constant_globals.items():
+            if ordinal not in devices:
+                devices[ordinal] = self._call(
+                    b, "hal.device.get", "0i_r", [self._const(b, ordinal, IndexType())],
+                    [hal.DeviceType()])[0]
+            created = self._import_rodata(b, key, devices[ordinal])
+            b.insert(vm.GlobalStoreOp.build(operands=[created], properties={
+                "global": SymbolRefAttr(global_name)}))
+        for global_name, ordinal, region in self.memoized:
+            self._record_memoized(b, global_name, ordinal, region)
         b.insert(vm.ReturnOp.build(operands=[[]]))
         return vm.FuncOp.build(properties={
             "sym_name": StringAttr(INITIALIZER),
             "function_type": FunctionType.from_lists([], [])}, regions=[Region(block)])
+
+    def _import_rodata(self, b: Builder, key: str, device: SSAValue) -> SSAValue:
+        if key not in self.rodata:
+            self.rodata.add(key)
+            self.body.add_op(vm.RodataOp.build(properties={
+                "sym_name": StringAttr(key), "data": StringAttr(key)}))
+        data = b.insert(vm.RodataLoadOp.build(
+            result_types=[vm.TupleType()], properties={"rodata": SymbolRefAttr(key)}))
+        return self._call(b, "hal.allocator.import_rodata", "0rr_r", [device, data.result],
+                          [hal.BufferType()])[0]
+
+    def _record_memoized(self, b: Builder, global_name: str, ordinal: int,
+                         region: Region) -> None:
+        """The recording of a memoized command buffer, run once by the initializer: the region's
+        ops moved into it and lowered there, its slot arguments the slot numbers."""
+        block = region.block
+        device = self._call(b, "hal.device.get", "0i_r", [self._const(b, ordinal, IndexType())],
+                            [hal.DeviceType()])[0]
+        cb = self._call(b, "hal.command_buffer.create.reusable", "0rI_r",
+                        [device, self._const(b, len(block.args) - 1, IndexType())],
+                        [hal.CommandBufferType()])[0]
+        block.args[0].replace_all_uses_with(cb)
+        for slot, arg in enumerate(block.args[1:]):
+            arg.replace_all_uses_with(self._const(b, slot, IndexType()))
+        for op in list(block.ops):
+            op.detach()
+            b.insert(op)
+            self._lower(op)
+        b.insert(vm.GlobalStoreOp.build(operands=[cb], properties={
+            "global": SymbolRefAttr(global_name)}))
+
+    def _bindings(self, b: Builder, bindings: list[SSAValue]) -> SSAValue:
+        """A dispatch's bindings: buffers, or in a memoized recording (slot, offset, length)
+        triples flattened into one tuple (a call operand is one level of registers); a whole
+        slot is (slot, 0, -1)."""
+        if not any(isinstance(v.type, IndexType) or isinstance(v.owner, vm.TupleOp)
+                   for v in bindings):
+            return self._tuple(b, bindings)
+        flat: list[SSAValue] = []
+        for v in bindings:
+            if isinstance(v.owner, vm.TupleOp):
+                flat.extend(v.owner.elements)
+            else:
+                flat.extend([v, self._const(b, 0, IndexType()), self._const(b, -1, IndexType())])
+        return self._tuple(b, flat)
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -286,19 +364,37 @@ class _ModuleLowering:
                 op.buffer, self._const(b, 0, IndexType()),
                 self._const(b, dtype_name(op.element_type, op), vm.StrType()),
                 self._tuple(b, list(op.dims))], [hal.BufferViewType()])
+        if isinstance(op, hal.BufferSubspanOp):
+            if isinstance(op.source.type, IndexType):
+                # A binding slot of a memoized recording (its number, see _record_memoized): the
+                # binding is the slot at an offset, resolved against each execution's table.
+                return [self._tuple(b, [op.source, op.offset, op.length])]
+            return c(b, "hal.buffer.subspan", "0rII_r", [op.source, op.offset, op.length],
+                     [hal.BufferType()])
         if isinstance(op, hal.AllocatorAllocateOp):
             return c(b, "hal.allocator.allocate", "0rI_r", [op.device, op.size],
                      [hal.BufferType()])
         if isinstance(op, hal.AllocatorImportRodataOp):
-            key = op.rodata.data
-            if key not in self.rodata:
-                self.rodata.add(key)
-                self.body.add_op(vm.RodataOp.build(properties={
-                    "sym_name": StringAttr(key), "data": StringAttr(key)}))
-            data = b.insert(vm.RodataLoadOp.build(
-                result_types=[vm.TupleType()], properties={"rodata": SymbolRefAttr(key)}))
-            return c(b, "hal.allocator.import_rodata", "0rr_r", [op.device, data.result],
-                     [hal.BufferType()])
+            if op in self.lookups:  # wrapped once by the initializer
+                return [b.insert(vm.GlobalLoadOp.build(
+                    result_types=[hal.BufferType()],
+                    properties={"global": SymbolRefAttr(self.lookups[op])})).result]
+            return [self._import_rodata(b, op.rodata.data, op.device)]
+        if isinstance(op, hal.CommandBufferMemoizeOp):
+            name = f"_command_buffer_{len(self.memoized)}"
+            self.body.add_op(vm.GlobalOp.build(properties={
+                "sym_name": StringAttr(name), "type": hal.CommandBufferType()}))
+            self.memoized.append((name, self.memo_ordinals[op], op.detach_region(op.body)))
+            load = b.insert(vm.GlobalLoadOp.build(
+                result_types=[hal.CommandBufferType()],
+                properties={"global": SymbolRefAttr(name)}))
+            return [load.result]
+        if isinstance(op, hal.QueueExecuteIndirectOp):
+            wait = op.wait if op.wait is not None else self._const(b, None, hal.FenceType())
+            c(b, "hal.device.queue.execute.indirect", "0rrrrr_", [
+                op.device, wait, op.signal, op.command_buffer, self._tuple(b, list(op.bindings))],
+              [])
+            return []
         if isinstance(op, hal.CommandBufferCreateOp):
             return c(b, "hal.command_buffer.create", "0r_r", [op.device],
                      [hal.CommandBufferType()])
@@ -307,7 +403,7 @@ class _ModuleLowering:
                 op.command_buffer, op.executable,
                 self._const(b, op.entry_point.value.data, IntegerType(32)),
                 self._tuple(b, list(op.workgroups)), self._tuple(b, list(op.constants)),
-                self._tuple(b, list(op.bindings))], [])
+                self._bindings(b, list(op.bindings))], [])
             return []
         if isinstance(op, hal.CommandBufferCopyOp):
             zero = self._const(b, 0, IndexType())

@@ -27,7 +27,12 @@ from weir.format.native_executable import (
 from weir.format.reference_kernel import Dim, PushDim, window_error
 from weir.runtime.executables.elf_symbols import symbols
 from weir.runtime.hal.buffer import Buffer
-from weir.runtime.hal.executable import Executable, LoaderInfo, check_dispatch_arity
+from weir.runtime.hal.executable import (
+    check_dispatch_arity,
+    Executable,
+    LoaderInfo,
+    NativeCall,
+)
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -62,11 +67,12 @@ class _Entry:
     """An entry point with what its dispatches check worked out once: each access as (binding,
     end offset when its shape is static else None, whether it writes)."""
 
-    __slots__ = ("meta", "fn", "sizes", "fast_checks")
+    __slots__ = ("meta", "fn", "address", "sizes", "fast_checks")
 
-    def __init__(self, meta: NativeEntry, fn: ctypes._CFuncPtr) -> None:
+    def __init__(self, meta: NativeEntry, address: int) -> None:
         self.meta = meta
-        self.fn = fn
+        self.fn = _ENTRY_TYPE(address)
+        self.address = address
         self.sizes = tuple(BY_NAME[a.dtype].byte_size for a in meta.accesses)
         self.fast_checks = tuple(
             (a.binding, None if any(isinstance(d, PushDim) for d in a.shape)
@@ -136,6 +142,20 @@ class LoadedNativeExecutable(Executable):
             return
         runner.run(count, lambda begin, end: fn(pointers, pushed, begin, end))
 
+    def native_call(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
+                    bindings: Sequence[Buffer]) -> NativeCall:
+        e = self._entries[entry]
+        meta = e.meta
+        check_dispatch_arity(meta.name, bindings, constants, meta.num_bindings,
+                             meta.num_push_constants)
+        consts = tuple(int(c) for c in constants)
+        e.check(bindings, consts)
+        extent = _dim(meta.grid_extent, consts)
+        needs = tuple((a.binding, a.offset + math.prod(_dim(d, consts) for d in a.shape) * size,
+                       a.writes) for a, size in zip(meta.accesses, e.sizes))
+        return NativeCall(e.address, tuple(b.address for b in bindings), consts,
+                          -(-extent // meta.grid_tile), (self, *bindings), needs)
+
 
 # Defined by the in-memory linker itself while it links (position-independent code refers to it).
 _LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_"})
@@ -182,7 +202,7 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
         if not address:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")
-        entries.append(_Entry(meta, _ENTRY_TYPE(address)))
+        entries.append(_Entry(meta, address))
     return LoadedNativeExecutable(exe, engine, entries)
 
 

@@ -66,6 +66,12 @@ class Buffer:
         arr.flags.writeable = False
         return Buffer(arr)
 
+    def subspan(self, offset: int, length: int) -> Buffer:
+        """`length` bytes from `offset`, as a buffer over the same memory (no copy): a packed
+        transient's place in its slab. Its memory is kept alive by the view, not counted twice."""
+        self.check_range(offset, length, "buffer subspan")
+        return Buffer(self.data[offset:offset + length])
+
     def check_range(self, offset: int, length: int, what: str) -> None:
         if offset < 0 or length < 0 or offset + length > self.byte_length:
             raise RuntimeFault(f"{what}: range [{offset}, {offset + length}) is outside the "

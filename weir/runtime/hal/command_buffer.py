@@ -16,7 +16,9 @@ class DispatchCommand(NamedTuple):
     entry: int
     workgroups: tuple[int, ...]
     constants: tuple[int, ...]
-    bindings: tuple[Buffer, ...]
+    # Buffers; in a reusable command buffer, (slot, offset, length) references into the binding
+    # table instead (length -1: the rest of the slot's buffer).
+    bindings: tuple[Buffer, ...] | tuple[tuple[int, int, int], ...]
 
 
 class CopyCommand(NamedTuple):
@@ -40,17 +42,40 @@ class BarrierCommand(NamedTuple):
 
 Command = Union[DispatchCommand, CopyCommand, FillCommand, BarrierCommand]
 
+
+def _slot_references(bindings: tuple[object, ...], slots: int) -> tuple[tuple[int, int, int], ...]:
+    """A reusable command buffer's bindings: flat (slot, offset, length) triples, length -1
+    meaning the rest of the slot's buffer."""
+    if len(bindings) % 3 or not all(type(x) is int for x in bindings):
+        raise RuntimeFault(f"dispatch: a reusable command buffer binds (slot, offset, length) "
+                           f"triples of ints, got {bindings!r}")
+    triples = tuple(zip(bindings[0::3], bindings[1::3], bindings[2::3]))
+    for slot, offset, length in triples:  # type: ignore[misc]
+        if not 0 <= slot < slots or offset < 0 or length < -1:
+            raise RuntimeFault(f"dispatch: binding (slot {slot}, offset {offset}, length "
+                               f"{length}) is outside the {slots} slot(s) of this reusable "
+                               "command buffer")
+    return triples  # type: ignore[return-value]
+
 # Classes already found to be Executables: `isinstance` against the ABC runs Python code in `abc`
 # (about 0.5 µs), and every call of a compiled program records dispatches.
 _EXECUTABLE_CLASSES: set[type] = set()
 
 
 class CommandBuffer:
-    __slots__ = ("_commands", "_finalized")
+    """One-shot (the default: recorded with buffers, submitted once) or reusable: recorded once
+    with binding slot numbers where buffers go, then submitted any number of times with a
+    binding table that puts a buffer in each slot (`binding_count` of them)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_commands", "_finalized", "binding_count", "plans")
+
+    def __init__(self, binding_count: int | None = None) -> None:
         self._commands: list[Command] | tuple[Command, ...] = []
         self._finalized = False
+        self.binding_count = binding_count
+        # How replay runs it, worked out by its first execution (command_execution.py) per
+        # kind of workgroup runner: recording is over by then, so it stays true.
+        self.plans: dict[bool, object] = {}
 
     @property
     def finalized(self) -> bool:
@@ -75,23 +100,34 @@ class CommandBuffer:
         if type(entry) is not int or not 0 <= entry < len(executable.entry_points):
             raise RuntimeFault(f"dispatch: entry point {entry!r} out of range "
                                f"({len(executable.entry_points)} entry point(s))")
-        for b in bindings:
-            if not isinstance(b, Buffer):
-                raise RuntimeFault(f"dispatch: bindings must be buffers, got {type(b).__name__}")
+        if self.binding_count is None:
+            for b in bindings:
+                if not isinstance(b, Buffer):
+                    raise RuntimeFault(f"dispatch: bindings must be buffers, got "
+                                       f"{type(b).__name__}")
+        else:
+            bindings = _slot_references(bindings, self.binding_count)  # type: ignore[assignment]
         self._record(DispatchCommand(executable, entry, tuple(workgroups), tuple(constants),
                                      tuple(bindings)))
 
     def copy_buffer(self, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int,
                     length: int) -> None:
+        self._one_shot("copy_buffer")
         src.check_range(src_offset, length, "copy_buffer source")
         dst.check_range(dst_offset, length, "copy_buffer target")
         self._record(CopyCommand(src, src_offset, dst, dst_offset, length))
 
     def fill_buffer(self, dst: Buffer, offset: int, length: int, pattern: bytes) -> None:
+        self._one_shot("fill_buffer")
         if len(pattern) not in (1, 2, 4, 8) or length % len(pattern):
             raise RuntimeFault(f"fill_buffer: pattern of {len(pattern)} bytes cannot fill {length}")
         dst.check_range(offset, length, "fill_buffer target")
         self._record(FillCommand(dst, offset, length, bytes(pattern)))
+
+    def _one_shot(self, what: str) -> None:
+        if self.binding_count is not None:
+            raise RuntimeFault(f"{what}: not supported in a reusable command buffer (only "
+                               "dispatches and barriers bind slots)")
 
     def execution_barrier(self) -> None:
         self._record(BarrierCommand())
@@ -103,4 +139,5 @@ class CommandBuffer:
         self._commands = tuple(self._commands)
 
     def __repr__(self) -> str:
-        return f"<hal.command_buffer {len(self._commands)} command(s)>"
+        reusable = "" if self.binding_count is None else f", {self.binding_count} slot(s)"
+        return f"<hal.command_buffer {len(self._commands)} command(s){reusable}>"

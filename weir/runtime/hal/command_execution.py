@@ -9,13 +9,15 @@ import numpy as np
 
 from weir.errors import RuntimeFault, WeirError
 from weir.runtime.hal.buffer import Buffer
+from weir.runtime.executables.native_replay import NativeBatch
 from weir.runtime.hal.command_buffer import (
-    BarrierCommand,
+    Command,
     CommandBuffer,
     CopyCommand,
     DispatchCommand,
     FillCommand,
 )
+from weir.runtime.hal.command_replay import check_table, one_shot_plan, resolve, ReusablePlan
 from weir.runtime.hal.statistics import DeviceStatistics, dispatch_names
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
@@ -42,39 +44,63 @@ def dispatch_failure(name: str, error: Exception) -> RuntimeFault:
 
 
 def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
-                            statistics: DeviceStatistics, runner: WorkgroupRunner) -> None:
-    """The work of one `queue_execute`: the command buffers in order. `statistics` belongs to the
-    device whose queue runs this work (not the one that recorded the buffers): each dispatch that
-    returns and each command buffer that runs to its end is counted there, once the execute ends
-    or fails."""
+                            statistics: DeviceStatistics, runner: WorkgroupRunner,
+                            bindings: tuple[Buffer, ...] | None = None) -> None:
+    """The work of one `queue_execute`: the command buffers in order (`bindings`: the binding
+    table of reusable ones). `statistics` belongs to the device whose queue runs this work (not
+    the one that recorded the buffers): each dispatch that returns and each command buffer that
+    runs to its end is counted there, once the execute ends or fails."""
     dispatched: list[str] = []
     finished = 0
     try:
         for cb in command_buffers:
-            _execute_command_buffer(cb, runner, dispatched)
+            _execute_command_buffer(cb, runner, dispatched, bindings)
             finished += 1
     finally:
         statistics.record_executed(dispatched, finished)
 
 
-def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner,
-                            dispatched: list[str]) -> None:
+def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner, dispatched: list[str],
+                            table: tuple[Buffer, ...] | None) -> None:
     """Appends the name of each dispatch that returns to `dispatched`."""
     if not isinstance(cb, CommandBuffer):
         raise RuntimeFault(f"queue execute: expected command buffers, got {type(cb).__name__}")
     if not cb.finalized:
         raise RuntimeFault("queue execute: the command buffer was not finalized")
-    for cmd in cb.commands:
-        if type(cmd) is DispatchCommand:
-            executable, entry, workgroups, constants, bindings = cmd
-            try:
-                executable.dispatch(entry, workgroups, constants, bindings, runner)
-            except Exception as e:
-                raise dispatch_failure(dispatch_names(executable)[entry], e) from e
-            dispatched.append(dispatch_names(executable)[entry])
-        elif isinstance(cmd, CopyCommand):
-            copy_bytes(cmd.src, cmd.src_offset, cmd.dst, cmd.dst_offset, cmd.length)
-        elif isinstance(cmd, FillCommand):
-            fill_bytes(cmd.dst, cmd.offset, cmd.length, cmd.pattern)
-        elif isinstance(cmd, BarrierCommand):
-            pass  # replay is in order
+    check_table(cb.binding_count, table)
+    parallel = runner.concurrency > 1
+    if table is not None:
+        plan = cb.plans.get(parallel)
+        if plan is None:
+            plan = cb.plans[parallel] = ReusablePlan(cb.commands, table, parallel,
+                                                     len(table))
+        assert isinstance(plan, ReusablePlan)
+        addresses = plan.addresses_if_fits(table)
+        if addresses is not None:
+            plan.run(table, addresses, runner, _run_command, dispatched)
+            return
+        # Some buffer is too small or read-only: replay command by command, which fails at
+        # the dispatch concerned with its own message.
+        commands: Sequence[Command] = [resolve(c, table) for c in cb.commands]
+    else:
+        commands = cb.commands
+    for step in one_shot_plan(commands, parallel):
+        if type(step) is NativeBatch:
+            step.run()
+            dispatched.extend(step.names)
+        else:
+            _run_command(step, runner, dispatched)
+
+
+def _run_command(cmd: Command, runner: WorkgroupRunner, dispatched: list[str]) -> None:
+    if type(cmd) is DispatchCommand:
+        executable, entry, workgroups, constants, bindings = cmd
+        try:
+            executable.dispatch(entry, workgroups, constants, bindings, runner)  # type: ignore[arg-type]
+        except Exception as e:
+            raise dispatch_failure(dispatch_names(executable)[entry], e) from e
+        dispatched.append(dispatch_names(executable)[entry])
+    elif isinstance(cmd, CopyCommand):
+        copy_bytes(cmd.src, cmd.src_offset, cmd.dst, cmd.dst_offset, cmd.length)
+    elif isinstance(cmd, FillCommand):
+        fill_bytes(cmd.dst, cmd.offset, cmd.length, cmd.pattern)

@@ -13,7 +13,7 @@ collected without it releases them too (local-task stops its threads from a fina
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Self, Sequence
+from typing import Callable, Self, Sequence
 
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
@@ -61,8 +61,14 @@ class Device(ABC):
     def create_semaphore(self, initial_value: int = 0) -> Semaphore:
         return Semaphore(initial_value)
 
-    def create_command_buffer(self) -> CommandBuffer:
-        return CommandBuffer()
+    def help_until(self, reached: Callable[[], bool]) -> None:
+        """Lets a thread that is about to wait run this device's ready queue work itself until
+        `reached()` holds or nothing is ready: a synchronous call then costs no hand-off to a
+        worker and back. Devices without queued work (or that must not share it) do nothing."""
+
+    def create_command_buffer(self, binding_count: int | None = None) -> CommandBuffer:
+        """One-shot, or reusable with `binding_count` binding slots."""
+        return CommandBuffer(binding_count)
 
     @abstractmethod
     def queue_alloca(self, wait: Fence | None, signal: Fence, size: int) -> Buffer:
@@ -73,7 +79,9 @@ class Device(ABC):
 
     @abstractmethod
     def queue_execute(self, wait: Fence | None, signal: Fence,
-                      command_buffers: Sequence[CommandBuffer]) -> None: ...
+                      command_buffers: Sequence[CommandBuffer],
+                      bindings: tuple[Buffer, ...] | None = None) -> None:
+        """`bindings`: the binding table of reusable command buffers, a buffer per slot."""
 
     @abstractmethod
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,

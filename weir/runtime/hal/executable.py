@@ -6,11 +6,25 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from weir.errors import LoadError, RuntimeFault
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.workgroups import WorkgroupRunner
+
+
+class NativeCall(NamedTuple):
+    """A dispatch already checked against its bindings, as native code runs it: the entry
+    point's address called with the bindings' addresses, the push constants and the workgroup
+    range [0, count). A command buffer's replay runs consecutive ones in one native call."""
+    fn: int
+    addresses: tuple[int, ...]
+    constants: tuple[int, ...]
+    count: int
+    keep: tuple[object, ...]  # what the addresses point into, alive as long as the call
+    # (binding, end byte offset, writes) of each access: what any other buffer bound in the
+    # same place must offer for the same call to be safe.
+    needs: tuple[tuple[int, int, bool], ...]
 
 
 class Executable(ABC):
@@ -31,6 +45,12 @@ class Executable(ABC):
                  bindings: Sequence[Buffer], runner: WorkgroupRunner) -> None:
         """Runs one dispatch to completion before returning; an executable that splits its work
         into workgroups runs them through `runner`, the device's."""
+
+    def native_call(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
+                    bindings: Sequence[Buffer]) -> NativeCall | None:
+        """The dispatch as a checked native call, for executables of native code; None where
+        there is none (the replay then calls `dispatch`). Raises what `dispatch` would."""
+        return None
 
 
 def check_dispatch_arity(entry: str, bindings: Sequence[Buffer], constants: Sequence[int],

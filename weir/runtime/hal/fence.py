@@ -76,6 +76,11 @@ class Fence:
             raise RuntimeFault(failure)
         return all(sem.query() >= value for sem, value in self._points.items())
 
+    def reached(self) -> bool:
+        """True when every point is reached, without waiting; raises `RuntimeFault` with the
+        original message for a failed point it looks at (as `wait` would)."""
+        return self._all_reached()
+
     def _all_reached(self) -> bool:
         """`wait`'s fast path: True when every point is reached. Stops at the first pending point,
         so a False says nothing about failures further on (the slow path looks at them)."""

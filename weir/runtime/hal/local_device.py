@@ -76,12 +76,13 @@ class LocalDevice(Device):
         self._submit("dealloca", wait, signal, None)
 
     def queue_execute(self, wait: Fence | None, signal: Fence,
-                      command_buffers: Sequence[CommandBuffer]) -> None:
+                      command_buffers: Sequence[CommandBuffer],
+                      bindings: tuple[Buffer, ...] | None = None) -> None:
         buffers = tuple(command_buffers)  # the caller may reuse its list after we return
         # Captured instead of self: pending work must not pin the device.
         stats, runner = self._statistics, self._workgroups
         self._submit("execute", wait, signal,
-                     lambda: execute_command_buffers(buffers, stats, runner))
+                     lambda: execute_command_buffers(buffers, stats, runner, bindings))
 
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
                    dst: Buffer, dst_offset: int, length: int) -> None:

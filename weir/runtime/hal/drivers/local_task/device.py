@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from typing import Sequence
+from typing import Callable, Sequence
 
 from weir.errors import RuntimeFault
+from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.drivers.local_task.deadlines import DeadlineMonitor
 from weir.runtime.hal.drivers.local_task.execute_work import ExecuteWork
@@ -78,11 +79,21 @@ class LocalTaskDevice(LocalDevice):
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
 
+    def help_until(self, reached: Callable[[], bool]) -> None:
+        """Runs ready operations from this device's queue on the calling thread (any of them:
+        workers are interchangeable) until `reached()`; what workers already took runs there."""
+        while not reached():
+            op = self._pool.take()
+            if op is None:
+                return
+            op.run()
+
     def queue_execute(self, wait: Fence | None, signal: Fence,
-                      command_buffers: Sequence[CommandBuffer]) -> None:
+                      command_buffers: Sequence[CommandBuffer],
+                      bindings: tuple[Buffer, ...] | None = None) -> None:
         # As LocalDevice's, with the work as an object that can name its dispatches while the
         # operation waits (wait-cycle reports).
-        work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups)
+        work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups, bindings)
         self._submit("execute", wait, signal, work)
 
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:

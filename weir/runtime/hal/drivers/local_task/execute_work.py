@@ -4,6 +4,7 @@ device keeping anything per operation."""
 
 from __future__ import annotations
 
+from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer, DispatchCommand
 from weir.runtime.hal.command_execution import execute_command_buffers
 from weir.runtime.hal.statistics import DeviceStatistics, dispatch_names
@@ -11,17 +12,19 @@ from weir.runtime.hal.workgroups import WorkgroupRunner
 
 
 class ExecuteWork:
-    __slots__ = ("command_buffers", "_statistics", "_runner")
+    __slots__ = ("command_buffers", "_statistics", "_runner", "_bindings")
 
     def __init__(self, command_buffers: tuple[CommandBuffer, ...], statistics: DeviceStatistics,
-                 runner: WorkgroupRunner) -> None:
+                 runner: WorkgroupRunner, bindings: tuple[Buffer, ...] | None = None) -> None:
         self.command_buffers = command_buffers
+        self._bindings = bindings
         # Captured instead of the device: pending work must not pin it.
         self._statistics = statistics
         self._runner = runner
 
     def __call__(self) -> None:
-        execute_command_buffers(self.command_buffers, self._statistics, self._runner)
+        execute_command_buffers(self.command_buffers, self._statistics, self._runner,
+                                self._bindings)
 
     def dispatch_names(self) -> list[str]:
         """`executable::entry` of each dispatch recorded, in order."""

@@ -37,6 +37,19 @@ class WorkerPool:
             self._queue.put(op)
         return True
 
+    def take(self) -> Operation | None:
+        """A queued operation for the calling thread to run instead of a worker (a host about to
+        wait helps rather than sleeps), or None when nothing is queued or the pool is stopped."""
+        if self._stopped:
+            return None
+        try:
+            op = self._queue.get_nowait()
+        except queue.Empty:
+            return None
+        if op is None:  # a stop sentinel: it belongs to a worker
+            self._queue.put(None)
+        return op
+
     def stop(self) -> None:
         """Queued operations fail with the shutdown message; running ones finish."""
         with self._lock:

@@ -36,7 +36,8 @@ class NullDevice(Device):
         _not_implemented("queue_dealloca")
 
     def queue_execute(self, wait: Fence | None, signal: Fence,
-                      command_buffers: Sequence[CommandBuffer]) -> None:
+                      command_buffers: Sequence[CommandBuffer],
+                      bindings: tuple[Buffer, ...] | None = None) -> None:
         _not_implemented("queue_execute")
 
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,

@@ -1,0 +1,74 @@
+"""A small llvm-cpu executable built in the test itself, for runtime tests that need native
+dispatches (batched replay, reusable command buffers) without compiling a program."""
+
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+
+from weir.format.native_executable import (
+    BindingAccess,
+    encode_native_executable,
+    NativeEntry,
+    NativeExecutable,
+)
+from weir.format.reference_kernel import PushDim
+from weir.runtime.executables.llvm_cpu import LoadedNativeExecutable, load_native_executable
+
+I64 = ir.IntType(64)
+
+
+def entry_point(symbol: str) -> tuple[ir.Module, ir.Function]:
+    """A module for this process with one entry point `symbol(bindings, consts, begin, end)`,
+    the signature every llvm-cpu entry point has."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    m = ir.Module(symbol)
+    m.triple = llvm.get_process_triple()
+    i8pp = ir.IntType(8).as_pointer().as_pointer()
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [i8pp, I64.as_pointer(), I64, I64]),
+                     symbol)
+    return m, fn
+
+
+def object_code(m: ir.Module) -> tuple[str, bytes]:
+    """The module's triple and position-independent object code, as payloads carry it."""
+    tm = llvm.Target.from_triple(m.triple).create_target_machine(reloc="pic")
+    return m.triple, tm.emit_object(llvm.parse_assembly(str(m)))
+
+
+def _add_one_object() -> tuple[str, bytes]:
+    """`add_one(bindings, consts, begin, end)`: out[i] = in[i] + 1 for i in [begin, end)."""
+    m, fn = entry_point("weir_add_one")
+    bindings, _, begin, end = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    src = b.bitcast(b.load(bindings), I64.as_pointer())
+    dst = b.bitcast(b.load(b.gep(bindings, [I64(1)])), I64.as_pointer())
+    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
+    entry = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(begin, entry)
+    b.cbranch(b.icmp_signed("<", i, end), body, done)
+    b.position_at_end(body)
+    b.store(b.add(b.load(b.gep(src, [i])), I64(1)), b.gep(dst, [i]))
+    i.add_incoming(b.add(i, I64(1)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    b.ret_void()
+    return object_code(m)
+
+
+def add_one_executable() -> LoadedNativeExecutable:
+    """One entry point, `add_one`: binding 0 (read) and binding 1 (written) hold push constant 0
+    i64 elements; one workgroup per element."""
+    triple, obj = _add_one_object()
+    n = PushDim(0)
+    entry = NativeEntry("add_one", "weir_add_one", 2, 1,
+                        (BindingAccess(0, 0, "i64", (n,), False),
+                         BindingAccess(1, 0, "i64", (n,), True)), n, 1)
+    payload = encode_native_executable(NativeExecutable(triple, "x86-64", (), (entry,), (obj,)))
+    exe = load_native_executable(memoryview(payload))
+    exe.name = "k"
+    return exe

@@ -1,0 +1,162 @@
+"""Runs a sequence of llvm-cpu dispatches with one native call: a table of (entry point, binding
+pointers, push constants, workgroup range) rows walked by a small executor that LLVM generates
+once per process. Python and the GIL are entered once per sequence, not once per dispatch.
+
+Why a generated executor rather than a ctypes call per dispatch: the kernels of a model's small
+dispatches take a microsecond or two; a ctypes call with its argument conversions, plus the
+Python loop around it, costs as much again. Walking the table in native code costs nanoseconds.
+
+The rows are checked before they are built (`LoadedNativeExecutable.native_call` runs the same
+bounds checks as a dispatch), so the executor trusts them. Every row runs its workgroups on the
+calling thread; the command-buffer replay only batches dispatches it would have run there anyway
+(all of them on local-sync, the one-workgroup ones on local-task)."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from typing import Sequence
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+import numpy as np
+
+from weir.runtime.hal.executable import NativeCall
+
+# Each row: entry point address, first binding (index into the gather and offset arrays), number
+# of bindings, push constant array address, workgroup count.
+_ROW_FIELDS = 5
+# The most bindings one batched dispatch may have (the executor's pointer array on its stack).
+MAX_BINDINGS = 256
+_EXECUTOR_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                                  ctypes.c_void_p, ctypes.c_void_p)
+
+
+def _executor_ir() -> ir.Module:
+    """weir_replay(rows, count, slots, gather, offsets): for each row, binding j's pointer is
+    slots[gather[first + j]] + offsets[first + j]; then the entry point is called with them."""
+    i8p = ir.IntType(8).as_pointer()
+    i64 = ir.IntType(64)
+    i64p = i64.as_pointer()
+    entry_type = ir.FunctionType(ir.VoidType(), [i8p, i8p, i64, i64])
+    module = ir.Module(name="weir_replay")
+    module.triple = llvm.get_process_triple()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64p, i64, i64p, i64p, i64p]),
+                     name="weir_replay")
+    table, count, slots, gather, offsets = fn.args
+    start = fn.append_basic_block("start")
+    row_loop = fn.append_basic_block("row_loop")
+    row_body = fn.append_basic_block("row_body")
+    bind_loop = fn.append_basic_block("bind_loop")
+    bind_body = fn.append_basic_block("bind_body")
+    call = fn.append_basic_block("call")
+    done = fn.append_basic_block("done")
+    b = ir.IRBuilder(start)
+    pointers = b.alloca(i64, ir.Constant(i64, MAX_BINDINGS))
+    b.branch(row_loop)
+
+    b.position_at_end(row_loop)
+    i = b.phi(i64)
+    i.add_incoming(ir.Constant(i64, 0), start)
+    b.cbranch(b.icmp_signed("<", i, count), row_body, done)
+
+    b.position_at_end(row_body)
+    row = b.gep(table, [b.mul(i, ir.Constant(i64, _ROW_FIELDS))])
+    field = [b.load(b.gep(row, [ir.Constant(i64, k)])) for k in range(_ROW_FIELDS)]
+    first, bindings = field[1], field[2]
+    b.branch(bind_loop)
+
+    b.position_at_end(bind_loop)
+    j = b.phi(i64)
+    j.add_incoming(ir.Constant(i64, 0), row_body)
+    b.cbranch(b.icmp_signed("<", j, bindings), bind_body, call)
+
+    b.position_at_end(bind_body)
+    k = b.add(first, j)
+    slot = b.load(b.gep(gather, [k]))
+    address = b.add(b.load(b.gep(slots, [slot])), b.load(b.gep(offsets, [k])))
+    b.store(address, b.gep(pointers, [j]))
+    j.add_incoming(b.add(j, ir.Constant(i64, 1)), bind_body)
+    b.branch(bind_loop)
+
+    b.position_at_end(call)
+    callee = b.inttoptr(field[0], entry_type.as_pointer())
+    b.call(callee, [b.bitcast(pointers, i8p), b.inttoptr(field[3], i8p), ir.Constant(i64, 0),
+                    field[4]])
+    i.add_incoming(b.add(i, ir.Constant(i64, 1)), call)
+    b.branch(row_loop)
+
+    b.position_at_end(done)
+    b.ret_void()
+    return module
+
+
+class _Executor:
+    """The compiled executor and the engine that owns its code."""
+
+    def __init__(self) -> None:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        target = llvm.Target.from_triple(llvm.get_process_triple())
+        machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(), opt=2)
+        parsed = llvm.parse_assembly(str(_executor_ir()))
+        parsed.verify()
+        self._engine = llvm.create_mcjit_compiler(parsed, machine)
+        self._engine.finalize_object()
+        self.run = _EXECUTOR_TYPE(self._engine.get_function_address("weir_replay"))
+
+
+@functools.cache
+def _executor() -> _Executor:
+    """Built on first use, once per process: a cache of generated code, not state."""
+    return _Executor()
+
+
+class NativeBatch:
+    """Consecutive checked dispatches as one table; `run` executes them all in order.
+
+    Each binding is a slot and a byte offset: one-shot batches give every binding its own slot,
+    the buffer's address (`run()`); a reusable command buffer's batch names the slots of its
+    binding table and takes the table's addresses on each run (`run(addresses)`). Nothing is
+    written per run, so concurrent runs of one batch share nothing mutable."""
+
+    __slots__ = ("_rows", "_count", "_gather", "_offsets", "_constants", "_own", "_keep",
+                 "names", "_gather_at", "_offsets_at", "_rows_at")
+
+    def __init__(self, calls: Sequence[NativeCall], names: Sequence[str],
+                 slots: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
+        # Push constants are 64-bit words: an unsigned value above 2^63 is the same bits.
+        constants = [k - (1 << 64) if k >= 1 << 63 else k for c in calls for k in c.constants]
+        self._constants = np.array(constants or [0], dtype=np.int64)
+        if slots is None:
+            own = [a for c in calls for a in c.addresses]
+            self._own: ctypes.Array[ctypes.c_uint64] | None = (ctypes.c_uint64 * max(1, len(own)))(*own)
+            gather = list(range(len(own)))
+            offsets = [0] * len(own)
+            self._keep: list[object] = [c.keep for c in calls]
+        else:  # (slot, byte offset) per binding
+            self._own = None
+            gather = [slot for row in slots for slot, _ in row]
+            offsets = [offset for row in slots for _, offset in row]
+            self._keep = [c.keep[0] for c in calls]  # the executables, not the first buffers
+        self._gather = np.array(gather or [0], dtype=np.int64)
+        self._offsets = np.array(offsets or [0], dtype=np.int64)
+        base_c = self._constants.ctypes.data
+        rows = np.empty((len(calls), _ROW_FIELDS), dtype=np.uint64)
+        first = offset_c = 0
+        for r, c in enumerate(calls):
+            rows[r] = (c.fn, first, len(c.addresses), base_c + 8 * offset_c, c.count)
+            first += len(c.addresses)
+            offset_c += len(c.constants)
+        self._rows = rows
+        self._count = len(calls)
+        self.names = tuple(names)
+        # Addresses of the fixed arrays, taken once: numpy's `.ctypes` costs microseconds.
+        self._gather_at = self._gather.ctypes.data
+        self._offsets_at = self._offsets.ctypes.data
+        self._rows_at = rows.ctypes.data
+
+    def run(self, slot_addresses: ctypes.Array[ctypes.c_uint64] | None = None) -> None:
+        _executor().run(self._rows_at, self._count,
+                        self._own if slot_addresses is None else slot_addresses,
+                        self._gather_at, self._offsets_at)

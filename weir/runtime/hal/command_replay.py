@@ -1,0 +1,161 @@
+"""How a command buffer's commands are replayed: runs of native dispatches become one native call
+each (weir/runtime/executables/native_replay.py), everything else runs command by command.
+
+A one-shot command buffer is planned when it executes. A reusable one is planned by its first
+execution and keeps the plan: later executions only check their binding table against what the
+plan's dispatches need of each slot (sizes and writability, worked out once), gather the slots'
+addresses and make the native calls. Python then does a fixed amount of work per execution
+whatever the number of dispatches.
+
+Failures stay where they were: a dispatch whose checks fail is never batched, so replayed in
+order it fails at its turn with its own message, after the work before it has run."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Callable, Sequence, Union
+
+
+from weir.errors import RuntimeFault, WeirError
+from weir.runtime.executables.native_replay import MAX_BINDINGS, NativeBatch
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.command_buffer import BarrierCommand, Command, DispatchCommand
+from weir.runtime.hal.executable import NativeCall
+from weir.runtime.hal.statistics import dispatch_names
+from weir.runtime.hal.workgroups import WorkgroupRunner
+
+Step = Union[Command, NativeBatch]
+# Runs one command that is not part of a batch (the replay's own `_run_command`).
+RunCommand = Callable[[Command, WorkgroupRunner, list[str]], None]
+
+
+def one_shot_plan(commands: Sequence[Command], parallel: bool) -> list[Step]:
+    """The commands with each run of consecutive native dispatches replaced by one batch. On a
+    parallel runner, a dispatch of several workgroups stays on its own so its workgroups still
+    spread over the device's threads."""
+    plan: list[Step] = []
+    run: list[tuple[Command, NativeCall]] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            plan.append(run[0][0])
+        elif run:
+            plan.append(NativeBatch([c for _, c in run], [_name(cmd) for cmd, _ in run]))
+        run.clear()
+
+    for cmd in commands:
+        if type(cmd) is BarrierCommand:
+            continue  # replay is in order
+        call = _native(cmd, cmd.bindings, parallel) if type(cmd) is DispatchCommand else None
+        if call is None:
+            flush()
+            plan.append(cmd)
+        else:
+            run.append((cmd, call))
+    flush()
+    return plan
+
+
+def _name(cmd: Command) -> str:
+    assert type(cmd) is DispatchCommand
+    return dispatch_names(cmd.executable)[cmd.entry]
+
+
+def _native(cmd: DispatchCommand, bindings: Sequence[Buffer], parallel: bool) -> NativeCall | None:
+    try:
+        call = cmd.executable.native_call(cmd.entry, cmd.workgroups, cmd.constants, bindings)
+    except WeirError:
+        return None  # replayed on its own, where it fails with the dispatch's message
+    if call is None or (parallel and call.count > 1) or len(call.addresses) > MAX_BINDINGS:
+        return None
+    return call
+
+
+def resolve(cmd: Command, table: Sequence[Buffer]) -> Command:
+    """A reusable command buffer's command with the table's buffers in place of its slots."""
+    if type(cmd) is DispatchCommand:
+        return cmd._replace(bindings=tuple(
+            table[slot] if offset == 0 and length < 0 else
+            table[slot].subspan(offset, table[slot].byte_length - offset if length < 0 else length)
+            for slot, offset, length in cmd.bindings))  # type: ignore[misc]
+    return cmd
+
+
+class ReusablePlan:
+    """The plan of a reusable command buffer: steps that are either batches of native dispatches
+    reading their bindings from slots, or commands resolved against each execution's table."""
+
+    __slots__ = ("steps", "_need_end", "_need_write")
+
+    def __init__(self, commands: Sequence[Command], table: Sequence[Buffer], parallel: bool,
+                 slots: int) -> None:
+        self.steps: list[NativeBatch | Command] = []
+        need_end = [0] * slots
+        need_write = [False] * slots
+        run: list[tuple[DispatchCommand, NativeCall]] = []
+
+        def flush() -> None:
+            if run:
+                self.steps.append(NativeBatch(
+                    [c for _, c in run], [_name(cmd) for cmd, _ in run],
+                    slots=[[(slot, offset) for slot, offset, _ in cmd.bindings]  # type: ignore[misc]
+                           for cmd, _ in run]))
+            run.clear()
+
+        for cmd in commands:
+            if type(cmd) is BarrierCommand:
+                continue
+            call = None
+            if type(cmd) is DispatchCommand:
+                call = _native(cmd, resolve(cmd, table).bindings, parallel)  # type: ignore[arg-type]
+            if call is None:
+                flush()
+                self.steps.append(cmd)
+                continue
+            for binding, end, writes in call.needs:
+                slot, offset, length = cmd.bindings[binding]  # type: ignore[misc]
+                # A part of a slot: its recorded length must hold the access (checked now, on
+                # the first table, by native_call) and the slot's buffer must hold the part.
+                need = offset + (end if length < 0 else length)
+                need_end[slot] = max(need_end[slot], need)
+                need_write[slot] = need_write[slot] or writes
+            run.append((cmd, call))  # type: ignore[arg-type]
+        flush()
+        self._need_end = need_end
+        self._need_write = need_write
+
+    def addresses_if_fits(self, table: Sequence[Buffer]) -> ctypes.Array[ctypes.c_uint64] | None:
+        """The slots' addresses, when every slot's buffer is as large as, and as writable as,
+        the batched dispatches need (each dispatch's other checks depend only on what was
+        recorded); None when one is not. One pass over the table: this runs on every call."""
+        addresses = []
+        for buffer, end, writes in zip(table, self._need_end, self._need_write):
+            if buffer.byte_length < end or (writes and buffer.read_only):
+                return None
+            addresses.append(buffer.address)
+        return (ctypes.c_uint64 * max(1, len(addresses)))(*addresses)
+
+    def run(self, table: Sequence[Buffer], addresses: ctypes.Array[ctypes.c_uint64],
+            runner: WorkgroupRunner, run_command: RunCommand, dispatched: list[str]) -> None:
+        for step in self.steps:
+            if type(step) is NativeBatch:
+                step.run(addresses)
+                dispatched.extend(step.names)
+            else:
+                run_command(resolve(step, table), runner, dispatched)  # type: ignore[arg-type]
+
+
+def check_table(binding_count: int | None, table: tuple[Buffer, ...] | None) -> None:
+    if binding_count is None:
+        if table is not None:
+            raise RuntimeFault("queue execute: a binding table was given for a one-shot "
+                               "command buffer")
+        return
+    if table is None or len(table) != binding_count:
+        got = "none" if table is None else f"{len(table)} buffer(s)"
+        raise RuntimeFault(f"queue execute: the reusable command buffer binds {binding_count} "
+                           f"slot(s), the binding table has {got}")
+    for i, b in enumerate(table):
+        if type(b) is not Buffer:
+            raise RuntimeFault(f"queue execute: binding table slot {i} must be a buffer, got "
+                               f"{type(b).__name__}")
