@@ -118,11 +118,7 @@ class TensorTransferOp(IRDLOperation):
         parser.parse_punctuation(":")
         t = parser.parse_type()
         source = parser.resolve_operand(unresolved, t)
-        dims: list[SSAValue] = []
-        if parser.parse_optional_punctuation("{") is not None:
-            dims = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE, lambda: parser.parse_operand(IndexType()))
-            parser.parse_punctuation("}")
+        dims = _parse_dims(parser)
         parser.parse_keyword("to")
         target = parser.parse_attribute()
         attrs = parser.parse_optional_attr_dict()
@@ -135,10 +131,7 @@ class TensorTransferOp(IRDLOperation):
         printer.print_operand(self.source)
         printer.print_string(" : ")
         printer.print_attribute(self.source.type)
-        if self.source_dims:
-            printer.print_string("{")
-            printer.print_list(self.source_dims, printer.print_operand)
-            printer.print_string("}")
+        _print_dims(printer, self.source_dims)
         printer.print_string(" to ")
         printer.print_attribute(self.target)
         printer.print_op_attributes(self.attributes)

@@ -3,22 +3,14 @@
 import math
 
 import pytest
-from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr
+from float_constants import constant_values
 
 from weir.errors import CompileError
 from weir.ir import parse_module, print_module
 
 
-def _values(src: str) -> tuple:
-    module = parse_module(src, "h.mlir")
-    (op,) = module.body.block.ops
-    assert isinstance(op, ConstantOp)
-    value = op.value
-    if isinstance(value, FloatAttr):
-        return (value.value.data,)
-    assert isinstance(value, DenseIntOrFPElementsAttr)
-    return tuple(value.get_values())
+def _values(src: str) -> tuple[float, ...]:
+    return constant_values(src, "h.mlir")
 
 
 @pytest.mark.parametrize(
