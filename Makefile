@@ -37,12 +37,14 @@ conformance: $(STAMP)
 	$(BIN)/python -m conformance --require-list $(CONFORMANCE_FLAGS)
 
 # The benchmark suite: weir against numpy (and IREE with IREE_VENV=.venv-iree) on this machine,
-# with the machine's own bandwidth and FLOP/s limits; writes benchmarks/results/.
+# with the machine's own bandwidth and FLOP/s limits; then compile time per 1,000 ops of programs
+# 1,000 to 20,000 ops long (benchmarks/compile_time.py); writes benchmarks/results/.
 IREE_VENV ?=
 IREE_VERSION := 3.13.0
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(if $(IREE_VENV),--iree-venv $(IREE_VENV))
+	$(BIN)/python -m benchmarks.compile_time $(if $(IREE_VENV),--iree-venv $(IREE_VENV))
 
 # IREE's own compiler and runtime as the peer for `make bench IREE_VENV=.venv-iree`; kept apart
 # from .venv because weir never imports IREE.

@@ -250,8 +250,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"python -m {TOOL}",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,5000,20000", help="op counts (1000,5000,20000)")
-    parser.add_argument("--shapes", default="chain,graph,dispatches",
-                        help=f"programs, of: {', '.join(SHAPES)}")
+    parser.add_argument("--shapes", default="chain,graph",
+                        help=f"programs, of: {', '.join(SHAPES)} (chain,graph: dispatches of "
+                             "20,000 ops are 10,000 kernels, each an LLVM compile)")
     parser.add_argument("--targets", default=",".join(TARGETS),
                         help="weir's target backends (reference,llvm-cpu)")
     parser.add_argument("--iree-venv", type=Path,

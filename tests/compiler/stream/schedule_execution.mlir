@@ -72,6 +72,41 @@ func.func @fan_in(%arg0: !stream.resource<external>, %out: !stream.resource<exte
 
 // -----
 
+// A join of the first execute's timepoint, made before the second merges, ends up after the
+// execute that all three become (it then joins that execute's timepoint), however many merge.
+// CHECK-LABEL: func.func @join_between(
+// CHECK: %[[A:.*]], %[[A_READY:.*]] = "stream.resource.alloca"
+// CHECK: %[[X:.*]], %[[X_READY:.*]] = "stream.resource.alloca"
+// CHECK: %[[DONE:.*]] = "stream.cmd.execute"(%[[A_READY]])
+// CHECK-NEXT: "stream.cmd.dispatch"({{.*}}) <{entry_point = @d0::@d0
+// CHECK-NEXT: "stream.cmd.barrier"()
+// CHECK-NEXT: "stream.cmd.dispatch"({{.*}}) <{entry_point = @d1::@d1
+// CHECK-NEXT: "stream.cmd.barrier"()
+// CHECK-NEXT: "stream.cmd.dispatch"({{.*}}) <{entry_point = @d2::@d2
+// CHECK-NEXT: })
+// CHECK-NEXT: %[[BOTH:.*]] = "stream.timepoint.join"(%[[DONE]], %[[X_READY]])
+// CHECK-NOT: "stream.cmd.execute"
+// CHECK: "stream.timepoint.await"(%[[BOTH]])
+func.func @join_between(%arg0: !stream.resource<external>, %out: !stream.resource<external>) {
+  %s = arith.constant 16 : index
+  %a, %a_ready = "stream.resource.alloca"(%s) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %x, %x_ready = "stream.resource.alloca"(%s) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %t0 = "stream.cmd.execute"(%a_ready) <{affinity = #hal.device.affinity<@dev>}> ({
+    "stream.cmd.dispatch"(%arg0, %a) <{entry_point = @d0::@d0, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<external>, !stream.resource<transient>) -> ()
+  }) : (!stream.timepoint) -> !stream.timepoint
+  %j = "stream.timepoint.join"(%t0, %x_ready) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+  %t1 = "stream.cmd.execute"(%t0) <{affinity = #hal.device.affinity<@dev>}> ({
+    "stream.cmd.dispatch"(%a, %x) <{entry_point = @d1::@d1, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<transient>, !stream.resource<transient>) -> ()
+  }) : (!stream.timepoint) -> !stream.timepoint
+  %t2 = "stream.cmd.execute"(%t1) <{affinity = #hal.device.affinity<@dev>}> ({
+    "stream.cmd.dispatch"(%x, %out) <{entry_point = @d2::@d2, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<transient>, !stream.resource<external>) -> ()
+  }) : (!stream.timepoint) -> !stream.timepoint
+  "stream.timepoint.await"(%j) : (!stream.timepoint) -> ()
+  func.return
+}
+
+// -----
+
 // A host await between two executes is a synchronisation point: both stay.
 // CHECK-LABEL: func.func @host_await_between(
 // CHECK: %[[FIRST:.*]] = "stream.cmd.execute"

@@ -43,13 +43,6 @@ from weir.ir.upstream import (
     TensorType,
 )
 
-# The most ops one region takes in. A fused chain is one kernel whose body is the whole chain,
-# and LLVM's loop vectoriser and instruction scheduler take more than linear time in the size of
-# a loop body: past this size a chain is cut into dispatches of this size (each cut costs one
-# write and one read of a tensor, nothing next to thousands of ops per element), which keeps
-# compile time linear in the length of the program.
-MAX_FUSED_OPS = 4096
-
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
     linalg.ReduceOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp, *linalg_ext.KERNEL_OPS,
@@ -151,7 +144,7 @@ class FormDispatchRegions(Pass):
         users outside the region)."""
         fused: set[Operation] = {root}
         pending = [root]
-        while pending and len(fused) < MAX_FUSED_OPS:
+        while pending:
             op = pending.pop()
             for operand in op.operands:
                 producer = operand.owner

@@ -30,6 +30,7 @@ from weir.ir.upstream import (
     InsertPoint,
     IntegerAttr,
     ModuleOp,
+    Operation,
     SSAValue,
 )
 
@@ -88,21 +89,43 @@ def _offsets(items: list[tuple[SSAValue, int]],
              spans: dict[SSAValue, tuple[int, int]]) -> tuple[dict[SSAValue, int], int]:
     """Largest first, each at the lowest aligned offset clear of every placed transient whose
     live range meets its own."""
-    placed: list[tuple[int, int, int, int]] = []  # offset, end, first, last
+    placed: list[tuple[int, int]] = []  # offset, end
+    # Which placed transients are live at each command: a transient meets those live at any
+    # command of its own span, found without scanning every placed one (quadratic in a long
+    # region's thousands of transients).
+    live_at: dict[int, list[int]] = {}
     offsets: dict[SSAValue, int] = {}
     total = 0
     for value, size in sorted(items, key=lambda item: -item[1]):
         first, last = spans[value]
-        clashes = sorted((o, e) for o, e, f, l in placed if f <= last and first <= l)
+        met = {j for t in range(first, last + 1) for j in live_at.get(t, ())}
+        clashes = sorted(placed[j] for j in met)
         offset = 0
         for o, e in clashes:
             if offset + size <= o:
                 break
             offset = max(offset, -(-e // ALIGNMENT) * ALIGNMENT)
         offsets[value] = offset
-        placed.append((offset, offset + size, first, last))
+        for t in range(first, last + 1):
+            live_at.setdefault(t, []).append(len(placed))
+        placed.append((offset, offset + size))
         total = max(total, offset + size)
     return offsets, total
+
+
+def _first_of(allocas: set[Operation], execute: stream.CmdExecuteOp) -> Operation:
+    """The first of `allocas` in the block, found walking back from the execute they feed (not
+    by numbering the block, which for every execute of a long block would be quadratic)."""
+    first: Operation = execute
+    remaining = len(allocas)
+    op = execute.prev_op
+    while remaining:
+        assert op is not None
+        if op in allocas:
+            first = op
+            remaining -= 1
+        op = op.prev_op
+    return first
 
 
 def _pack(execute: stream.CmdExecuteOp, block: Block) -> None:
@@ -116,8 +139,7 @@ def _pack(execute: stream.CmdExecuteOp, block: Block) -> None:
         if len(items) < 2:
             continue
         offsets, total = _offsets(items, spans)
-        first_alloca = min((v.owner for v, _ in items),
-                           key=lambda op: block.get_operation_index(op))  # type: ignore[arg-type]
+        first_alloca = _first_of({v.owner for v, _ in items}, execute)  # type: ignore[misc]
         b = Builder(InsertPoint.before(first_alloca))  # type: ignore[arg-type]
         size = b.insert(arith.ConstantOp(IntegerAttr(max(total, 1), IndexType()))).result
         slab = b.insert(stream.ResourceAllocaOp.build(

@@ -19,7 +19,11 @@ for), nor does an execute that also waits for something the host does not make r
 (another device's work, a fence from outside), which would hold the merged work back.
 
 The merged execute takes the place of the later one: everything the earlier one read is defined
-before it, and the joins between the two that used the earlier timepoint move after it."""
+before it, and the joins between the two that used the earlier timepoint move after it.
+
+The block is scanned once to decide the groups, and each group is built once at the end, every
+command moved once: merging one execute at a time into the next would move the growing body and
+rebuild the growing join of waits at each step, quadratic in a model's hundreds of dispatches."""
 
 from __future__ import annotations
 
@@ -57,41 +61,74 @@ class ScheduleExecution(Pass):
                     _schedule_block(block)
 
 
-class _Open:
-    """The last execute on a device that a later one may still join, and the values derived from
-    its timepoint by the joins seen since."""
+class _Group:
+    """Executes that merge into one (the last of them), in program order, and the values derived
+    from their timepoints by the joins seen since the first."""
 
-    __slots__ = ("execute", "derived", "joins")
+    __slots__ = ("key", "members", "derived", "joins", "joins_before_last")
 
-    def __init__(self, execute: stream.CmdExecuteOp) -> None:
-        self.execute = execute
+    def __init__(self, execute: stream.CmdExecuteOp, key: tuple[str, Attribute | None]) -> None:
+        self.key = key
+        self.members = [execute]
         self.derived: set[SSAValue] = {execute.result_timepoint}
         self.joins: list[stream.TimepointJoinOp] = []
+        self.joins_before_last = 0  # joins seen before the last member: they move after it
+
+    @staticmethod
+    def joined(reached: list[_Group], execute: stream.CmdExecuteOp,
+               seen: dict[Operation, int]) -> _Group:
+        """`reached` (open groups, in order) and `execute` as one group. One group (a chain) is
+        extended in place, so a chain of merges costs what each adds; a fan-in takes the others
+        into the largest one's set of derived values. `seen` numbers the block's ops."""
+        group = reached[0]
+        if len(reached) > 1:
+            largest = max(reached, key=lambda g: len(g.derived))
+            group = _Group(reached[0].members[0], reached[0].key)
+            group.members = [m for g in reached for m in g.members]
+            group.derived = largest.derived
+            for g in reached:
+                if g is not largest:
+                    group.derived |= g.derived
+            # A join of two groups' timepoints is in both lists: once each, in program order.
+            joins = {j: None for g in reached for j in g.joins}
+            group.joins = sorted(joins, key=seen.__getitem__)
+        group.members.append(execute)
+        group.derived.add(execute.result_timepoint)
+        group.joins_before_last = len(group.joins)
+        return group
 
 
 def _schedule_block(block: Block) -> None:
-    open_executes: list[_Open] = []
+    open_groups: list[_Group] = []
+    merged: dict[int, _Group] = {}  # by id: groups of several executes, not taken into another
+    seen: dict[Operation, int] = {}
     for op in list(block.ops):
+        seen[op] = len(seen)
         if isinstance(op, stream.CmdExecuteOp):
             key = _group(op)
-            same = [s for s in open_executes if _group(s.execute) == key]
-            reached = [s for s in same if op.await_timepoint in s.derived
-                       or _reaches(op.await_timepoint, s.derived)]
+            reached = [g for g in open_groups if g.key == key and (
+                op.await_timepoint in g.derived or _reaches(op.await_timepoint, g.derived))]
             if reached and _only_host_ready_waits(op, reached):
-                for state in reversed(reached):  # the latest first: program order in the body
-                    _merge(state, op)
-                    open_executes.remove(state)
-            _close_users(op, open_executes, keep=reached)
-            open_executes.append(_Open(op))
+                for g in reached:
+                    open_groups.remove(g)
+                    merged.pop(id(g), None)
+                group = _Group.joined(reached, op, seen)
+                merged[id(group)] = group
+            else:
+                group = _Group(op, key)
+            _close_users(op, open_groups, keep=reached)
+            open_groups.append(group)
         elif isinstance(op, stream.TimepointJoinOp):
-            for state in open_executes:
-                if any(t in state.derived for t in op.timepoints):
-                    state.derived.add(op.result)
-                    state.joins.append(op)
+            for g in open_groups:
+                if any(t in g.derived for t in op.timepoints):
+                    g.derived.add(op.result)
+                    g.joins.append(op)
         elif isinstance(op, _HOST_ONLY) or _is_host_scalar(op):
-            _close_users(op, open_executes, keep=[])
+            _close_users(op, open_groups, keep=[])
         else:
-            open_executes.clear()
+            open_groups.clear()
+    for group in merged.values():
+        _merge(group)
     _erase_dead_joins(block)
 
 
@@ -106,7 +143,7 @@ def _reaches(timepoint: SSAValue | None, derived: set[SSAValue]) -> bool:
     return any(t in derived for t in _leaves(timepoint))
 
 
-def _only_host_ready_waits(op: stream.CmdExecuteOp, merged: list[_Open]) -> bool:
+def _only_host_ready_waits(op: stream.CmdExecuteOp, merged: list[_Group]) -> bool:
     """Whether everything `op` waits for, beyond the executes merging into it, is ready as soon
     as the host gets there (allocations): merging must not hold their work back behind
     something else, such as another device's work or a fence from outside."""
@@ -125,59 +162,63 @@ def _is_host_scalar(op: Operation) -> bool:
                         for v in (*op.operands, *op.results))) or isinstance(op, arith.ConstantOp)
 
 
-def _close_users(op: Operation, open_executes: list[_Open], keep: list[_Open]) -> None:
+def _close_users(op: Operation, open_groups: list[_Group], keep: list[_Group]) -> None:
     """An op that uses an open execute's timepoint (other than the execute that just merged it)
     pins that execute where it is: nothing may join it any more."""
-    open_executes[:] = [s for s in open_executes
-                        if s in keep or not any(v in s.derived for v in op.operands)]
+    open_groups[:] = [g for g in open_groups
+                      if g in keep or not any(v in g.derived for v in op.operands)]
 
 
 def _leaves(timepoint: SSAValue | None) -> list[SSAValue]:
     """The timepoints a (possibly joined) timepoint stands for."""
     if timepoint is None:
         return []
-    out: list[SSAValue] = []
+    out: dict[SSAValue, None] = {}  # ordered, and a constant-time test for repeats
     stack = [timepoint]
     while stack:
         t = stack.pop()
         owner = t.owner
         if isinstance(owner, stream.TimepointJoinOp):
             stack.extend(reversed(owner.timepoints))
-        elif not isinstance(owner, stream.TimepointImmediateOp) and t not in out:
-            out.append(t)
-    return out
+        elif not isinstance(owner, stream.TimepointImmediateOp):
+            out.setdefault(t)
+    return list(out)
 
 
-def _merge(earlier: _Open, later: stream.CmdExecuteOp) -> None:
-    """`later` becomes the execute of both: `earlier`'s commands, a barrier, then its own."""
-    first = earlier.execute
-    waits = _leaves(first.await_timepoint)
-    for t in _leaves(later.await_timepoint):
-        if t not in earlier.derived and t not in waits:
-            waits.append(t)
-    b = Builder(InsertPoint.before(later))
+def _merge(group: _Group) -> None:
+    """The last member becomes the execute of the group: each member's commands in order, with
+    a barrier between two members, awaiting everything they awaited of anything else."""
+    *earlier, last = group.members
+    results = {m.result_timepoint for m in group.members}
+    waits: dict[SSAValue, None] = {}
+    for member in group.members:
+        for t in _leaves(member.await_timepoint):
+            if t not in results:
+                waits.setdefault(t)
+    b = Builder(InsertPoint.before(last))
     if len(waits) > 1:
         new_await: SSAValue | None = b.insert(stream.TimepointJoinOp.build(
-            operands=[waits], result_types=[stream.TimepointType()])).result
+            operands=[list(waits)], result_types=[stream.TimepointType()])).result
     else:
-        new_await = waits[0] if waits else None
-    later.operands = [new_await] if new_await is not None else []
+        new_await = next(iter(waits), None)
+    last.operands = [new_await] if new_await is not None else []
 
-    body = later.body.block
+    body = last.body.block
     anchor = body.first_op
-    for cmd in list(first.body.block.ops):
-        cmd.detach()
-        body.insert_op_before(cmd, anchor) if anchor is not None else body.add_op(cmd)
-    barrier = stream.CmdBarrierOp.build()
-    body.insert_op_before(barrier, anchor) if anchor is not None else body.add_op(barrier)
-
-    first.result_timepoint.replace_all_uses_with(later.result_timepoint)
-    first.detach()
-    first.erase()
-    # Joins between the two that used the earlier timepoint now use the merged one: they go
-    # after it, in order; those left without users go away.
-    after = later
-    for join in earlier.joins:
+    for member in earlier:
+        for cmd in list(member.body.block.ops):
+            cmd.detach()
+            body.insert_op_before(cmd, anchor) if anchor is not None else body.add_op(cmd)
+        barrier = stream.CmdBarrierOp.build()
+        body.insert_op_before(barrier, anchor) if anchor is not None else body.add_op(barrier)
+    for member in earlier:
+        member.result_timepoint.replace_all_uses_with(last.result_timepoint)
+        member.detach()
+        member.erase()
+    # Joins between the first and the last that used an earlier timepoint now use the merged
+    # one: they go after it, in order; those left without users go away.
+    after: Operation = last
+    for join in group.joins[:group.joins_before_last]:
         if join.parent is None:
             continue
         join.detach()

@@ -22,6 +22,7 @@ from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.reduction import lower_reduction
 from weir.compiler.targets.llvm_cpu.slices import lower_insert_slice, window_bounds, window_index
 from weir.format import reference_kernel as k
 from weir.format.element_types import BY_NAME
@@ -401,62 +402,8 @@ class EntryLowering:
     def _root(self, b: ir.IRBuilder, n: int, partitioned: bool) -> tuple[k.Dim, int]:
         op = self.kv.ops[n]
         if isinstance(op, (k.Generic, k.Reduce)):
-            return self._reduction(b, n, partitioned)
+            return lower_reduction(self, b, n, partitioned)
         if isinstance(op, k.InsertSlice):
             return lower_insert_slice(self, b, n)
         from weir.compiler.targets.llvm_cpu.contraction import lower_contraction
         return lower_contraction(self, b, n, partitioned)
-
-    def _reduction(self, b: ir.IRBuilder, n: int, partitioned: bool) -> tuple[k.Dim, int]:
-        kv = self.kv
-        view = kv.views[n]
-        nin = len(view.inputs)
-        sizes = self._loop_sizes(view)
-        out_map = view.maps[nin]
-        parallel = [d for d in out_map if d >= 0]
-        parallel += [d for d, it in enumerate(view.iterators)
-                     if it == "parallel" and d not in parallel]
-        reduction = [d for d, it in enumerate(view.iterators) if it != "parallel"]
-        bounds = [(I64(0), self.dim(sizes[d])) for d in parallel]
-        extent: k.Dim = 1
-        tile = 1
-        if partitioned and parallel:
-            red_work = math.prod(sizes[d] if isinstance(sizes[d], int) else 1024 for d in reduction)
-            shape = tuple(sizes[d] for d in parallel)
-            p, extent, tile = self.grid(shape, red_work)
-            bounds[p] = self.partition_bounds(b, self.dim(extent), tile)
-        accs = [self.alloca(s.register_type(kv.dtype[o])) for o in view.outputs]
-
-        def outer(bb: ir.IRBuilder, pidx: list[ir.Value]) -> None:
-            loops: list[ir.Value] = [I64(0)] * len(view.iterators)
-            for d, x in zip(parallel, pidx):
-                loops[d] = x
-            ctx = Body()
-            for i, acc in enumerate(accs):
-                bb.store(self.operand(bb, view, nin + i, loops, ctx), acc)
-
-            def inner(ib: ir.IRBuilder, ridx: list[ir.Value]) -> None:
-                full = list(loops)
-                for d, x in zip(reduction, ridx):
-                    full[d] = x
-                ictx = Body()
-                current = [ib.load(a) for a in accs]
-                for acc, value in zip(accs, self.evaluate(ib, view, full, ictx, current)):
-                    ib.store(value, acc)
-            for_nest(bb, [(I64(0), self.dim(sizes[d])) for d in reduction], inner, "r")
-            for i, (o, acc) in enumerate(zip(view.outputs, accs)):
-                mem = self.memory.get((n, i))
-                if mem is not None:
-                    out_idx = [loops[d] if d >= 0 else I64(0) for d in view.maps[nin + i]]
-                    s.store_element(bb, bb.load(acc), mem.address(bb, out_idx), mem.dtype)
-        for_nest(b, bounds, outer, "p")
-        return extent, tile
-
-    def _loop_sizes(self, view: GenericView) -> list[k.Dim]:
-        sizes: list[k.Dim | None] = [None] * len(view.iterators)
-        for v, amap in zip(view.inputs + view.outputs, view.maps):
-            for j, d in enumerate(amap):
-                if d >= 0 and sizes[d] is None:
-                    sizes[d] = self.kv.shape[v][j]
-        return [1 if x is None else x for x in sizes]
-
