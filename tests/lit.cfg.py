@@ -11,5 +11,8 @@ config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 repo_root = os.path.dirname(config.test_source_root)
 config.environment["PATH"] = os.environ["PATH"]
+# A checkout that runs the tools of another checkout's venv names itself on PYTHONPATH.
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 config.substitutions.append(("%samples", os.path.join(repo_root, "samples")))
 config.substitutions.append(("%python", os.path.join(repo_root, ".venv", "bin", "python")))
