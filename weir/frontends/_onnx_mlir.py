@@ -51,7 +51,7 @@ class ImportOptions:
 
 def load(source: str | Path | onnx.ModelProto, options: ImportOptions) -> onnx.ModelProto:
     """The model ready for torch-mlir: external data in, opset upgraded, shapes inferred."""
-    where = "model" if isinstance(source, onnx.ModelProto) else str(source)
+    where = (source.graph.name or "model") if isinstance(source, onnx.ModelProto) else str(source)
     if isinstance(source, onnx.ModelProto):
         model = source
     else:
@@ -112,7 +112,7 @@ def _with_shapes(model: onnx.ModelProto, where: str,
     try:
         if options.verify:
             checker.check_model(model)
-        return shape_inference.infer_shapes(model, strict_mode=True, data_prop=options.data_prop)
+        return shape_inference.infer_shapes(model, data_prop=options.data_prop)
     except (checker.ValidationError, shape_inference.InferenceError) as error:
         raise ExportError(f"{where}: invalid ONNX model ({_first_line(error)})") from None
 
@@ -126,7 +126,7 @@ def _with_shapes_by_file(model: onnx.ModelProto, where: str,
         raw, inferred = temp / "raw.onnx", temp / "inferred.onnx"
         onnx.save(model, str(raw), save_as_external_data=True, location="raw.onnx.data")
         try:
-            shape_inference.infer_shapes_path(str(raw), str(inferred), strict_mode=True,
+            shape_inference.infer_shapes_path(str(raw), str(inferred),
                                               data_prop=options.data_prop)
         except shape_inference.InferenceError as error:
             raise ExportError(f"{where}: invalid ONNX model ({_first_line(error)})") from None
@@ -209,13 +209,16 @@ def _rename_main(module: Any) -> None:
 def _cannot_lower(name: str, diagnostics: list[tuple[str, str]], ops: dict[str, str],
                   stage: str) -> ExportError:
     """The ONNX op at the first failing location: the node named in the location, else the
-    `onnx.X` named in the message."""
+    `onnx.X` named in the message; torch-mlir's reason follows, without the IR it prints."""
     location, message = diagnostics[0] if diagnostics else ("", "no diagnostic")
+    reason = _first_line(message).split(": %")[0].split(": \"")[0]
+    what = "the model"
     for node in _LOC_NAME.findall(location):
         if node in ops:
-            return ExportError(f"{name}: torch-mlir cannot {stage} ONNX op '{ops[node]}' "
-                               f"(node '{node}') to linalg-on-tensors: {_first_line(message)}")
-    named = _ONNX_OP.search(message)
-    what = f"ONNX op '{named[1]}'" if named else "the model"
-    return ExportError(f"{name}: torch-mlir cannot {stage} {what} to linalg-on-tensors: "
-                       f"{_first_line(message)}")
+            what = f"ONNX op '{ops[node]}' (node '{node}')"
+            break
+    else:
+        if named := _ONNX_OP.search(message):
+            what = f"ONNX op '{named[1]}'"
+    target = " to linalg-on-tensors" if stage == "lower" else ""
+    return ExportError(f"{name}: torch-mlir cannot {stage} {what}{target} ({reason})")
