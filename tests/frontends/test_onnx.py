@@ -181,6 +181,21 @@ def test_unlowerable_op_is_named() -> None:
         wo.import_model(proto)
 
 
+def test_import_verification_failure_is_an_export_error() -> None:
+    """A graph whose value_info for its output disagrees with the output's own type: torch-mlir's
+    imported IR does not verify, which is one ExportError, not MLIR's exception."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "stale",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        value_info=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, None])])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ExportError, match=r"^stale: torch-mlir cannot import the model \(type "
+                                          r"of return operand 0 .* doesn't match function "
+                                          r"result type"):
+        wo.import_model(proto)
+
+
 def _tool(module: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", f"weir.tools.{module}", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=300)

@@ -168,19 +168,27 @@ def to_linalg(model: onnx.ModelProto, name: str, *, verify: bool = True) -> str:
         except onnx_importer.OnnxImportError as error:
             raise ExportError(f"{name}: torch-mlir cannot import the model "
                               f"({_first_line(error)})") from None
-        if verify and not module.operation.verify():
-            raise _cannot_lower(name, diagnostics, ops, "import")
+        if verify:
+            try:
+                module.operation.verify()
+            except ir.MLIRError as error:
+                raise _cannot_lower(name, diagnostics + _reported(error), ops, "import") from None
         _rename_main(module)
         for pipeline in (ONNX_TO_TORCH, TORCH_TO_LINALG):
             try:
                 with context:
                     context.emit_error_diagnostics = True
                     PassManager.parse(pipeline).run(module.operation)
-            except ir.MLIRError:
-                raise _cannot_lower(name, diagnostics, ops, "lower") from None
+            except ir.MLIRError as error:
+                raise _cannot_lower(name, diagnostics + _reported(error), ops, "lower") from None
         return str(module)
     finally:
         handler.detach()
+
+
+def _reported(error: Any) -> list[tuple[str, str]]:
+    """The diagnostics an MLIRError carries (those the handler did not already see)."""
+    return [(str(d.location), str(d.message)) for d in error.error_diagnostics]
 
 
 def _named_nodes(model: onnx.ModelProto) -> onnx.ModelProto:
