@@ -172,6 +172,21 @@ def test_external_data_next_to_the_model(tmp_path: Path) -> None:
         wo.import_model(path)
 
 
+def test_cli_data_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--data-dir: the model moved away from its external data, which is found there."""
+    proto, _, _ = mlp()
+    (tmp_path / "weights").mkdir()
+    onnx.save(proto, str(tmp_path / "weights" / "mlp.onnx"), save_as_external_data=True,
+              location="mlp.bin", size_threshold=0)
+    (tmp_path / "weights" / "mlp.onnx").rename(tmp_path / "mlp.onnx")
+    assert import_onnx.main([str(tmp_path / "mlp.onnx")]) == 1
+    assert "mlp.onnx: cannot read its external data" in capsys.readouterr().err
+    out = tmp_path / "mlp.mlir"
+    assert import_onnx.main([str(tmp_path / "mlp.onnx"), f"--data-dir={tmp_path / 'weights'}",
+                             "-o", str(out)]) == 0
+    assert "func.func @main(%arg0: tensor<2x8xf32>) -> tensor<2x4xf32>" in out.read_text()
+
+
 def test_unlowerable_op_is_named() -> None:
     node = helper.make_node("STFT", ["x", "x"], ["y"], name="spectrum")
     proto = graph_model([node], [3, 3], [None, None], [])
@@ -240,6 +255,15 @@ def test_cli_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     out, err = capsys.readouterr()
     assert err.startswith(message) and err.count("\n") == 1, err
     assert out == ""
+
+
+def test_cli_help_lists_the_iree_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    assert import_onnx.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for flag in ("--o=FILE", "--opset-version=N", "--data-prop", "--no-data-prop",
+                 "--data-dir=DIR", "--temp-dir=DIR", "--keep-temps", "--clear-domain",
+                 "--no-verify"):
+        assert f"\n  {flag}\n" in out, flag
 
 
 def test_missing_frontend_names_the_extra(tmp_path: Path) -> None:
