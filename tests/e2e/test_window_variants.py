@@ -1,7 +1,8 @@
 """Every named convolution and pooling that runs through decompose-window-ops (1-D and 3-D,
 grouped, depthwise with and without a channel multiplier, min pooling) and the NCHW depthwise
-convolution the Conv2D kernel runs directly, compiled and run on every host target (the `run`
-fixture), against one numpy reference driven by the op's layout letters. Strides and dilations
+convolution the Conv2D kernel runs directly, and poolings written as linalg.generic (as
+torch-mlir writes 3-D max pooling), compiled and run on every host target (the `run` fixture),
+against one numpy reference driven by the op's layout letters. Strides and dilations
 other than 1 on every spatial dimension. Floats to 1e-5, integers exactly."""
 
 from __future__ import annotations
@@ -115,6 +116,51 @@ def test_window_variant(run: Runner, name: str, ty: str) -> None:
     args = (x, init) if layout.pooling else (x, w, init)
     got = np.asarray(run(program(name, layout, ty), "f", *args))
     assert got.shape == expected.shape and got.dtype == expected.dtype
+    if ty == "i32":
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def generic_program(layout: WindowLayout, ty: str) -> str:
+    """The pooling written as a linalg.generic, as torch-mlir writes 3-D max pooling: loops are
+    the output's dimensions, then the window's."""
+    x, w, out = shapes(layout)
+    rank, spatial = len(layout.output), layout.spatial
+    loops = [f"d{i}" for i in range(rank + len(spatial))]
+    window = {c: f"d{rank + i}" for i, c in enumerate(spatial)}
+    x_map = [f"d{k} * {STRIDES[c]} + {window[c]} * {DILATIONS[c]}" if c in spatial else f"d{k}"
+             for k, c in enumerate(layout.input)]
+    combine = {("max", "f32"): "arith.maximumf", ("sum", "f32"): "arith.addf",
+               ("min", "i32"): "arith.minsi"}[(layout.pooling or "", ty)]
+
+    def amap(results: list[str]) -> str:
+        return f"affine_map<({', '.join(loops)}) -> ({', '.join(results)})>"
+
+    def t(shape: tuple[int, ...]) -> str:
+        return f"tensor<{'x'.join(map(str, shape))}x{ty}>"
+
+    iterators = ", ".join(['"parallel"'] * rank + ['"reduction"'] * len(spatial))
+    return f"""
+    func.func @f(%x: {t(x)}, %init: {t(out)}) -> {t(out)} {{
+      %w = tensor.empty() : {t(w)}
+      %0 = linalg.generic {{indexing_maps = [{amap(x_map)}, {amap(list(window.values()))}, {amap(loops[:rank])}], iterator_types = [{iterators}]}} ins(%x, %w : {t(x)}, {t(w)}) outs(%init : {t(out)}) {{
+      ^bb0(%in: {ty}, %unused: {ty}, %acc: {ty}):
+        %1 = {combine} %in, %acc : {ty}
+        linalg.yield %1 : {ty}
+      }} -> {t(out)}
+      return %0 : {t(out)}
+    }}"""
+
+
+@pytest.mark.parametrize("layout, kind, ty", [
+    ("NCDHW", "max", "f32"), ("NCHW", "sum", "f32"), ("NWC", "min", "i32")])
+def test_pooling_written_as_generic(run: Runner, layout: str, kind: str, ty: str) -> None:
+    window = WindowLayout(layout, "".join(c for c in layout if c in "DHW"), layout, "window", kind)
+    x_shape, _, out_shape = shapes(window)
+    x, init = random(x_shape, ty), random(out_shape, ty)
+    got = np.asarray(run(generic_program(window, ty), "f", x, init))
+    expected = reference(window, x, np.zeros(0), init)
     if ty == "i32":
         np.testing.assert_array_equal(got, expected)
     else:

@@ -1,7 +1,7 @@
 """ONNX models through weir.frontends.onnx and weir-import-onnx, built here with onnx.helper and
 compared with numpy references of the ONNX operators' definitions: an MLP (Gemm, Relu, MatMul),
-a CNN (Conv, Relu, MaxPool, LRN), a grouped then depthwise convolution, a model of opset 9 (its
-MaxPool upgraded to 17 first) and an MLP saved with its weights as external data, each compiled
+a CNN (Conv, Relu, MaxPool, LRN), a grouped then depthwise convolution, 3-D Max/AveragePool, a
+model of opset 9 (its MaxPool upgraded to 17 first) and an MLP saved with its weights as external data, each compiled
 for both targets. Tolerances: rtol 1e-4, atol 1e-5 (float32 sums in another order). Also the
 command-line tools in child processes, and the errors: a missing or broken file, an op
 torch-mlir cannot lower, a missing frontend."""
@@ -118,6 +118,25 @@ def groups() -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:
     return graph_model(nodes, [1, 4, 9, 9], [1, 6, 4, 4], [wgp, wdp], name="groups"), x, expected
 
 
+def pool3d_reference(x: np.ndarray, kernel: tuple[int, ...], strides: tuple[int, ...],
+                     combine: str) -> np.ndarray:
+    spans = [(size - k) // s + 1 for size, k, s in zip(x.shape[2:], kernel, strides)]
+    windows = [x[:, :, i:i + strides[0] * spans[0]:strides[0],
+                 j:j + strides[1] * spans[1]:strides[1], k:k + strides[2] * spans[2]:strides[2]]
+               for i in range(kernel[0]) for j in range(kernel[1]) for k in range(kernel[2])]
+    return np.max(windows, axis=0) if combine == "max" else np.mean(windows, axis=0)
+
+
+def pool3d() -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:
+    """3-D MaxPool (a linalg.generic from torch-mlir), then 3-D AveragePool (a named one)."""
+    nodes = [helper.make_node("MaxPool", ["x"], ["m"], kernel_shape=[2, 2, 2], strides=[2, 1, 1]),
+             helper.make_node("AveragePool", ["m"], ["y"], kernel_shape=[1, 2, 2])]
+    x = RNG.standard_normal((1, 2, 5, 6, 6)).astype(np.float32)
+    expected = pool3d_reference(pool3d_reference(x, (2, 2, 2), (2, 1, 1), "max"), (1, 2, 2),
+                                (1, 1, 1), "mean")
+    return graph_model(nodes, [1, 2, 5, 6, 6], [1, 2, 2, 4, 4], [], name="pool3d"), x, expected
+
+
 def opset9() -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:
     nodes = [helper.make_node("MaxPool", ["x"], ["p"], kernel_shape=[3, 3], strides=[2, 2]),
              helper.make_node("Relu", ["p"], ["y"])]
@@ -126,7 +145,7 @@ def opset9() -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:
     return graph_model(nodes, [1, 2, 7, 7], [1, 2, 3, 3], [], opset=9, name="old"), x, expected
 
 
-MODELS = {"mlp": mlp, "cnn": cnn, "groups": groups, "opset9": opset9}
+MODELS = {"mlp": mlp, "cnn": cnn, "groups": groups, "pool3d": pool3d, "opset9": opset9}
 
 
 @pytest.fixture(scope="module", params=list(MODELS))

@@ -118,3 +118,47 @@ func.func @kept(%x: tensor<1x3x5x5xf32>, %w: tensor<3x3x3xf32>, %init: tensor<1x
   %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x3x5x5xf32>, tensor<3x3x3xf32>) outs(%init : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
   return %0 : tensor<1x3x3x3xf32>
 }
+
+// -----
+
+// A pooling written as a generic (what torch-mlir makes of ONNX's 3-D MaxPool): recognised as
+// an NCDHW max pooling with a depth stride of 2 and rewritten like the named ones.
+// CHECK-LABEL: func.func @generic_pool
+// CHECK: linalg.transpose ins(%init:tensor<1x2x2x4x4xf32>) {{.*}} permutation = [0, 2, 1, 3, 4]
+// CHECK: tensor.extract_slice %x[0, 0, 0, 0, 0] [1, 2, 2, 5, 5] [1, 1, 2, 1, 1]
+// CHECK: %[[P0:.*]] = linalg.pooling_nchw_max {{.*}} : tensor<2x2x5x5xf32>, tensor<2x2xf32>) outs({{.*}} : tensor<2x2x4x4xf32>)
+// CHECK: tensor.extract_slice %x[0, 0, 1, 0, 0] [1, 2, 2, 5, 5] [1, 1, 2, 1, 1]
+// CHECK: linalg.pooling_nchw_max {{.*}} outs(%[[P0]] : tensor<2x2x4x4xf32>)
+// CHECK-NOT: linalg.generic
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2 * 2 + d5, d3 + d6, d4 + d7)>
+#win = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+func.func @generic_pool(%x: tensor<1x2x5x5x5xf32>, %init: tensor<1x2x2x4x4xf32>) -> tensor<1x2x2x4x4xf32> {
+  %w = tensor.empty() : tensor<2x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #win, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x2x5x5x5xf32>, tensor<2x2x2xf32>) outs(%init : tensor<1x2x2x4x4xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %1 = arith.maximumf %in, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x2x2x4x4xf32>
+  return %0 : tensor<1x2x2x4x4xf32>
+}
+
+// -----
+
+// A generic of the same form whose body reads the window is a convolution, not a pooling: left
+// as it is.
+// CHECK-LABEL: func.func @generic_reads_window
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.pooling
+#in2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + d3)>
+#win2 = affine_map<(d0, d1, d2, d3) -> (d3)>
+#out2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @generic_reads_window(%x: tensor<1x1x6xf32>, %w: tensor<3xf32>, %init: tensor<1x1x4xf32>) -> tensor<1x1x4xf32> {
+  %0 = linalg.generic {indexing_maps = [#in2, #win2, #out2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x1x6xf32>, tensor<3xf32>) outs(%init : tensor<1x1x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %1 = arith.mulf %a, %b : f32
+    %2 = arith.addf %1, %out : f32
+    linalg.yield %2 : f32
+  } -> tensor<1x1x4xf32>
+  return %0 : tensor<1x1x4xf32>
+}
