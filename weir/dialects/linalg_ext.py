@@ -5,9 +5,8 @@ names the operands and sizes that disagree.
 - Contractions (`batch_matmul`, `batch_matvec`, `matvec`, `vecmat`, `dot`, `matmul_transpose_a/b`,
   `batch_matmul_transpose_a/b`) are one class, `NamedContraction`, driven by an einsum-like spec:
   the spec gives the loops, the maps, the iterator kinds and the shape check at once.
-- Window ops (`depthwise_conv_2d_nhwc_hwc`, `pooling_nhwc_max/sum`, `pooling_nchw_sum`) reuse
-  xDSL's conv/pooling bases, so the parser gives them MLIR's default unit strides/dilations and
-  `weir.ir.window_ops` checks their shapes like the upstream ones.
+- Window ops (the convolutions and poolings xDSL lacks) are in `linalg_windows`, one class per
+  op made from its layout in `weir.ir.window_ops`.
 - `linalg.map` and `linalg.softmax` have syntax of their own (in `linalg_map`); elementwise
   named ops xDSL lacks (`negf`) are in `linalg_elementwise`.
 - `MatmulOp` refines xDSL's `linalg.matmul`: it accepts MLIR's `indexing_maps = [...]` (xDSL
@@ -24,34 +23,32 @@ upstream op of the same name replaces it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    AnyFloat,
     ArrayAttr,
     DYNAMIC_INDEX,
     DenseArrayBase,
-    IntegerType,
     ShapedType,
     i64,
 )
 from xdsl.dialects.linalg import ops as upstream
-from xdsl.dialects.linalg.abstract_ops import ConvOperation, NamedOperation, PoolingOperation
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
+from weir.dialects.linalg_bodies import multiply_add
 from weir.dialects.linalg_elementwise import OPS as ELEMENTWISE_OPS
 from weir.dialects.linalg_map import MapOp, SoftmaxOp
+from weir.dialects.linalg_windows import KERNEL_WINDOW_OPS, WINDOW_OPS
 from weir.dialects.linalg_syntax import (
     element_type,
     parse_generic,
@@ -65,84 +62,6 @@ from weir.dialects.linalg_syntax import (
     print_region_with_arguments,
     short_form_payload,
 )
-
-
-# ---------------------------------------------------------------------------------- bodies
-
-
-def cast_to(b: Builder, value: SSAValue, to: Attribute) -> SSAValue:
-    """`value` converted to type `to` as MLIR's named ops do: floats extended or truncated,
-    integers sign-extended or truncated, integers converted to floats as signed."""
-    src = value.type
-    if src == to:
-        return value
-    if isinstance(src, AnyFloat) and isinstance(to, AnyFloat):
-        wider = to.bitwidth > src.bitwidth
-        return b.insert(arith.ExtFOp(value, to) if wider else arith.TruncFOp(value, to)).result
-    if isinstance(src, IntegerType) and isinstance(to, IntegerType):
-        wider = to.width.data > src.width.data
-        return b.insert(arith.ExtSIOp(value, to) if wider else arith.TruncIOp(value, to)).result
-    if isinstance(src, IntegerType) and isinstance(to, AnyFloat):
-        return b.insert(arith.SIToFPOp(value, to)).result
-    if isinstance(src, AnyFloat) and isinstance(to, IntegerType):
-        return b.insert(arith.FPToSIOp(value, to)).result
-    raise VerifyException(f"cannot convert {src} to {to}")
-
-
-def _element_types(values: Sequence[SSAValue]) -> list[Attribute]:
-    return [v.type.get_element_type() if isinstance(v.type, ShapedType) else v.type
-            for v in values]
-
-
-BodyFill = Callable[[Builder, tuple[BlockArgument, ...]], None]
-
-
-def body_region(arg_types: Sequence[Attribute], fill: BodyFill) -> Region:
-    """A one-block region with `arg_types` arguments whose ops `fill(builder, args)` inserts."""
-    block = Block(arg_types=arg_types)
-    fill(Builder(InsertPoint.at_end(block)), block.args)
-    return Region(block)
-
-
-def _multiply_add(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-    """acc + lhs * rhs in the accumulator's type; an empty body when the operand count is wrong
-    (the verifier then says so)."""
-    types = _element_types([*inputs, *outputs])
-
-    def fill(b: Builder, args: tuple[BlockArgument, ...]) -> None:
-        if len(inputs) != 2 or len(outputs) != 1:
-            b.insert(upstream.YieldOp())
-            return
-        acc_type = types[-1]
-        lhs, rhs = (cast_to(b, a, acc_type) for a in args[:2])
-        if isinstance(acc_type, AnyFloat):
-            product = b.insert(arith.MulfOp(lhs, rhs)).result
-            total = b.insert(arith.AddfOp(args[2], product)).result
-        else:
-            product = b.insert(arith.MuliOp(lhs, rhs)).result
-            total = b.insert(arith.AddiOp(args[2], product)).result
-        b.insert(upstream.YieldOp(total))
-    return body_region(types, fill)
-
-
-def _combine(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], kind: str) -> Region:
-    """A pooling body: acc combined (`max` or `sum`) with the input element; the window operand's
-    element is unused."""
-    types = _element_types([*inputs, *outputs])
-
-    def fill(b: Builder, args: tuple[BlockArgument, ...]) -> None:
-        if len(inputs) != 2 or len(outputs) != 1:
-            b.insert(upstream.YieldOp())
-            return
-        acc_type = types[-1]
-        x = cast_to(b, args[0], acc_type)
-        is_float = isinstance(acc_type, AnyFloat)
-        if kind == "max":
-            op: Operation = arith.MaximumfOp(args[2], x) if is_float else arith.MaxSIOp(args[2], x)
-        else:
-            op = arith.AddfOp(args[2], x) if is_float else arith.AddiOp(args[2], x)
-        b.insert(upstream.YieldOp(b.insert(op).results[0]))
-    return body_region(types, fill)
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -228,7 +147,7 @@ class NamedContraction(NamedOperation):
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        return _multiply_add(inputs, outputs)
+        return multiply_add(inputs, outputs)
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
         maps = self.properties.get("indexing_maps", self.default_maps())
@@ -348,7 +267,7 @@ class MatmulOp(upstream.MatmulOp):
 
     @classmethod
     def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        return _multiply_add(inputs, outputs)
+        return multiply_add(inputs, outputs)
 
     def verify_(self) -> None:
         if len(self.inputs) != 2 or len(self.outputs) != 1:
@@ -490,86 +409,14 @@ class ReduceOp(upstream.ReduceOp):
             print_region_with_arguments(printer, self.region)
 
 
-# -------------------------------------------------------------------------------- windows
-
-
-@irdl_op_definition
-class DepthwiseConv2DNhwcHwcOp(ConvOperation):
-    """Each input channel convolved with its own filter: out[n, oh, ow, c] +=
-    in[n, oh*sh + kh*dh, ow*sw + kw*dw, c] * filter[kh, kw, c]."""
-
-    name = "linalg.depthwise_conv_2d_nhwc_hwc"
-
-    @classmethod
-    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        return _multiply_add(inputs, outputs)
-
-    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        n, oh, ow, c, kh, kw = (AffineDimExpr(d) for d in range(6))
-        (sh, sw), (dh, dw) = self.strides.get_values(), self.dilations.get_values()
-        return (AffineMap(6, 0, (n, oh * sh + kh * dh, ow * sw + kw * dw, c)),
-                AffineMap(6, 0, (kh, kw, c)), AffineMap(6, 0, (n, oh, ow, c)))
-
-    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
-        return ArrayAttr([IteratorTypeAttr.parallel()] * 4 + [IteratorTypeAttr.reduction()] * 2)
-
-
-class _Pooling(PoolingOperation):
-    """Pooling over an (H, W) window, whose operand only gives the window's size."""
-
-    KIND: ClassVar[str]  # "max" | "sum"
-    LAYOUT: ClassVar[str]  # the input's and output's dimensions, "NHWC" or "NCHW"
-
-    @classmethod
-    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
-        return _combine(inputs, outputs, cls.KIND)
-
-    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        # Loops: n, then the output's other dims in layout order (c, oh, ow or oh, ow, c), kh, kw.
-        loops = {letter: AffineDimExpr(i) for i, letter in enumerate(
-            "N" + "".join(c for c in self.LAYOUT if c != "N") + "hw")}
-        (sh, sw), (dh, dw) = self.strides.get_values(), self.dilations.get_values()
-        spans = {"N": loops["N"], "C": loops["C"], "H": loops["H"] * sh + loops["h"] * dh,
-                 "W": loops["W"] * sw + loops["w"] * dw}
-        return (AffineMap(6, 0, tuple(spans[c] for c in self.LAYOUT)),
-                AffineMap(6, 0, (loops["h"], loops["w"])),
-                AffineMap(6, 0, tuple(loops[c] for c in self.LAYOUT)))
-
-
-@irdl_op_definition
-class PoolingNhwcMaxOp(_Pooling):
-    name = "linalg.pooling_nhwc_max"
-    KIND: ClassVar[str] = "max"
-    LAYOUT: ClassVar[str] = "NHWC"
-
-
-@irdl_op_definition
-class PoolingNhwcSumOp(_Pooling):
-    name = "linalg.pooling_nhwc_sum"
-    KIND: ClassVar[str] = "sum"
-    LAYOUT: ClassVar[str] = "NHWC"
-
-
-@irdl_op_definition
-class PoolingNchwSumOp(_Pooling):
-    name = "linalg.pooling_nchw_sum"
-    KIND: ClassVar[str] = "sum"
-    LAYOUT: ClassVar[str] = "NCHW"
-
-
 # ------------------------------------------------------------------------------ the dialect
 
-KERNEL_OPS: tuple[type[Operation], ...] = (
-    BatchMatmulOp, upstream.Conv2DNchwFchwOp, upstream.Conv2DNhwc_FhwcOp,
-    DepthwiseConv2DNhwcHwcOp, PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp,
-)
+KERNEL_OPS: tuple[type[Operation], ...] = (BatchMatmulOp, *KERNEL_WINDOW_OPS)
 """Named ops, beyond xDSL's matmul/conv_2d_nhwc_hwcf/pooling_nchw_max, that stay named until a
 target lowers them onto one of its kernels (Matmul, Conv2D, Pool2D): each is a dispatch root."""
 
 DIALECT = Dialect("linalg", [
     BatchMatmulOp, BatchMatvecOp, BatchMatmulTransposeAOp, BatchMatmulTransposeBOp, MatmulTransposeAOp,
     MatmulTransposeBOp, MatvecOp, VecmatOp, DotOp, MatmulOp, ReduceOp, TransposeOp, BroadcastOp,
-    GenericOp, FillOp,
-    DepthwiseConv2DNhwcHwcOp,
-    PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp, MapOp, SoftmaxOp, *ELEMENTWISE_OPS,
+    GenericOp, FillOp, *WINDOW_OPS, MapOp, SoftmaxOp, *ELEMENTWISE_OPS,
 ])

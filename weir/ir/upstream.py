@@ -56,15 +56,21 @@ from xdsl.ir import (
     SSAValue,
 )
 from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
     AffineConstantExpr,
     AffineDimExpr,
+    AffineExpr,
     AffineMap,
 )
 from xdsl.rewriter import InsertPoint
 
 __all__ = [
+    "AffineBinaryOpExpr",
+    "AffineBinaryOpKind",
     "AffineConstantExpr",
     "AffineDimExpr",
+    "AffineExpr",
     "AffineMap",
     "AffineMapAttr",
     "arith",

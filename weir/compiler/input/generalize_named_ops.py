@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import linalg_ext
-from weir.dialects.linalg_ext import body_region
+from weir.dialects.linalg_bodies import body_region, cast_to
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     AffineDimExpr,
@@ -256,7 +256,7 @@ def _generic(b: Builder, inputs: list[SSAValue], outputs: list[SSAValue],
     for i, (value, out) in enumerate(zip(list(yield_op.operands), outputs)):
         element = _tensor_type(out).element_type
         if value.type != element:
-            yield_op.operands[i] = linalg_ext.cast_to(cb, value, element)
+            yield_op.operands[i] = cast_to(cb, value, element)
     return b.insert(linalg.GenericOp(inputs, outputs, region, list(maps), list(iterators),
                                      [o.type for o in outputs]))
 

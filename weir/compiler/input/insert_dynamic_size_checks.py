@@ -51,7 +51,7 @@ from weir.ir.upstream import (
     tensor,
     TensorType,
 )
-from weir.ir.window_ops import window_pair, WINDOW_LAYOUTS
+from weir.ir.window_ops import window_values, WINDOW_LAYOUTS
 
 
 @dataclass(frozen=True)
@@ -174,10 +174,10 @@ class _FunctionChecks:
         give it, as the verifier requires of static shapes: (in - span) / stride + 1, with span
         = dilation * (window - 1) + 1 (no output row when the input is smaller than a span)."""
         layout = WINDOW_LAYOUTS[op.name]
-        strides, dilations = window_pair(op, "strides"), window_pair(op, "dilations")
+        strides, dilations = window_values(op, "strides"), window_values(op, "dilations")
         x, w, out = (self.sizes.of(v) for v in op.operands)
         b = self.sizes.builder(InsertPoint.before(op))
-        for axis, letter in enumerate("HW"):
+        for axis, letter in enumerate(layout.spatial):
             i, k, o = (letters.index(letter) for letters in
                        (layout.input, layout.window, layout.output))
             if all(isinstance(s, int) for s in (x[i], w[k], out[o])):

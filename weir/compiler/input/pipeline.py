@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from weir.compiler.input.check_supported_ops import CheckSupportedOps
+from weir.compiler.input.decompose_window_ops import DecomposeWindowOps
 from weir.compiler.input.generalize_named_ops import GeneralizeNamedOps
 from weir.compiler.input.insert_dynamic_size_checks import InsertDynamicSizeChecks
 from weir.compiler.input.lower_dynamic_constants import LowerDynamicConstants
@@ -24,6 +25,8 @@ PASSES: tuple[Pass, ...] = (
     LowerDynamicConstants(),
     # Tensor bitcasts as an elementwise arith.bitcast (and a reshape): ops later phases know.
     LowerTensorBitcasts(),
+    # Convolutions/poolings of other layouts (1-D, 3-D, grouped, min) onto the 2-D kernels' ops.
+    DecomposeWindowOps(),
     # Sizes an op needs equal but its types leave open: host checks, named as the user wrote them.
     InsertDynamicSizeChecks(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from weir.dialects.arith_extra import ROUNDING_MODES, rounding_mode
 from weir.ir.upstream import Operation
+from weir.ir.window_ops import WINDOW_LAYOUTS
 
 # Elementwise scalar ops (on scalars or, elementwise, on tensors): arith/math name -> the kernel
 # scalar op of weir/format/reference_kernel.py.
@@ -85,7 +86,9 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         # waiting on the timepoints of their dependencies in the stream phase).
         "async.execute", "async.await", "async.yield",
     }
-)
+    # Convolutions and poolings: mapped onto the Conv2D/Pool2D kernels, the other layouts first
+    # rewritten onto those (decompose-window-ops).
+) | frozenset(WINDOW_LAYOUTS)
 
 
 def is_supported(op_name: str) -> bool:

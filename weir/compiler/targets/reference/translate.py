@@ -10,7 +10,7 @@ from weir.compiler.targets.reference import translate_slices
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at
 from weir.dialects import linalg_ext
-from weir.ir.window_ops import WINDOW_LAYOUTS, WindowLayout, window_pair
+from weir.ir.window_ops import KERNEL_WINDOWS, WINDOW_LAYOUTS, WindowLayout, window_pair
 from weir.ir.upstream import (
     AffineConstantExpr,
     AffineDimExpr,
@@ -152,7 +152,7 @@ class EntryTranslator:
             self._emit(op.results[0], k.Matmul(self._value(op.inputs[0], op),
                                                self._value(op.inputs[1], op),
                                                self._value(op.outputs[0], op)))
-        elif op.name in WINDOW_LAYOUTS:
+        elif op.name in KERNEL_WINDOWS:
             self._window(op, WINDOW_LAYOUTS[op.name])
         elif isinstance(op, linalg.TransposeOp):
             self._emit(op.results[0], k.Transpose(

@@ -1,0 +1,118 @@
+"""ONNX models in, weir callables out. Two entry points, and a command-line tool:
+
+    >>> import weir.frontends.onnx as wo                                         # doctest: +SKIP
+    >>> text = wo.import_model("model.onnx")    # linalg-on-tensors MLIR, function `main`
+    >>> fast = wo.compile("model.onnx")         # llvm-cpu on local-task; takes numpy arrays
+    $ weir-import-onnx model.onnx -o model.mlir
+
+torch-mlir's ONNX importer brings the model in as torch IR, its pipelines lower that to linalg on
+tensors, weir compiles that. Needs the `onnx` extra (`pip install weir[onnx]`: onnx and
+torch-mlir, no torch); weir's compiler and runtime never import onnx: this module is the only
+bridge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from weir.errors import CompileError, UsageError
+
+try:
+    import numpy as np
+    import onnx
+
+    from weir.frontends._onnx_mlir import DEFAULT_OPSET, ImportOptions, load, to_linalg
+except ImportError as error:
+    if (error.name or "").split(".")[0] not in ("onnx", "torch_mlir", "google"):
+        raise
+    raise UsageError("weir.frontends.onnx needs onnx and torch-mlir: "
+                     "pip install weir[onnx]") from None
+
+import weir.api as weir
+
+TARGETS = ("llvm-cpu", "reference", "vmvx")
+Model = str | Path | onnx.ModelProto
+
+
+def _name(model: Model) -> str:
+    if isinstance(model, onnx.ModelProto):
+        return model.graph.name or "model"
+    return Path(model).name
+
+
+def _options(opset_version: int | None, data_prop: bool) -> ImportOptions:
+    if opset_version is not None and (not isinstance(opset_version, int) or opset_version < 1):
+        raise UsageError(f"opset_version: expected an opset number, got {opset_version!r}")
+    return ImportOptions(opset_version=opset_version, data_prop=data_prop)
+
+
+def import_model(model: Model, *, opset_version: int | None = None,
+                 data_prop: bool = True) -> str:
+    """`model` (a .onnx path, its external data next to it, or a ModelProto) as MLIR text at
+    the linalg-on-tensors level, with one function, `main`, taking the graph's inputs (its
+    initializers are constants in it). Models older than opset 17 are upgraded to it first
+    (`opset_version` picks another). An op torch-mlir cannot lower is an ExportError naming the
+    ONNX op and its node."""
+    if not isinstance(model, str | Path | onnx.ModelProto):
+        raise UsageError(f"model: expected a path or an onnx.ModelProto, got "
+                         f"{type(model).__name__}")
+    return to_linalg(load(model, _options(opset_version, data_prop)), _name(model))
+
+
+class CompiledModel:
+    """A model compiled by weir and loaded on a device: called with numpy arrays, one per graph
+    input in order, returns a numpy array (a tuple for several graph outputs). Owns the device:
+    `close()` it (or use `with`) to end a local-task device's threads."""
+
+    def __init__(self, module: bytes, device: str, mlir: str) -> None:
+        self.module = module
+        self.mlir = mlir
+        self.context = weir.load([module], device=device)
+        self.function = self.context.lookup_function("main")
+
+    def on(self, device: str) -> CompiledModel:
+        """The same compiled module loaded on another device (no recompilation)."""
+        return CompiledModel(self.module, device, self.mlir)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.function(*(np.asarray(a) for a in args))
+
+    def close(self) -> None:
+        self.context.close()
+
+    def __enter__(self) -> CompiledModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def compile(model: Model, *, target: str = "llvm-cpu", device: str = "local-task",
+            keep_mlir: str | Path | None = None, strip_assertions: bool = True,
+            opset_version: int | None = None) -> CompiledModel:
+    """`model` imported, compiled for `target` and loaded on `device`. Defaults to native code
+    on every core (llvm-cpu, local-task). `keep_mlir` writes the imported MLIR there, so the
+    file:line of a weir compile error points into it. `strip_assertions` removes the
+    per-element asserts torch-mlir puts in linalg bodies (index bounds of Gather), which weir's
+    kernels cannot run as checks yet."""
+    if target not in TARGETS:
+        raise UsageError(f"target: '{target}' is not one of {', '.join(TARGETS)}")
+    mlir = import_model(model, opset_version=opset_version)
+    filename = f"{_name(model)}.mlir"
+    if keep_mlir is not None:
+        Path(keep_mlir).write_text(mlir)
+        filename = str(keep_mlir)
+    options = weir.CompilerOptions(target_backends=(target,), strip_assertions=strip_assertions)
+    try:
+        module = weir.compile_string(mlir, filename, options)
+    except CompileError as error:
+        if keep_mlir is not None:
+            raise
+        raise CompileError(error.message + " (compile(..., keep_mlir='model.mlir') writes the "
+                           "imported MLIR this location refers to)", error.filename, error.line,
+                           error.col) from None
+    return CompiledModel(module, device, mlir)
+
+
+__all__ = ["DEFAULT_OPSET", "CompiledModel", "compile", "import_model"]
