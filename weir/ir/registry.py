@@ -35,6 +35,8 @@ WEIR_DIALECT_MODULES: tuple[tuple[str, ...], ...] = (
     ("vm",),
     ("util",),
     ("check",),
+    ("iree_linalg_ext",),  # IREE's linalg extension ops (sort, topk, scan, scatter, ...)
+    ("tm_tensor",),  # torch-mlir's copies of them
     # `async` is a Python keyword, so the module may be spelled either way.
     ("async", "async_"),
 )
