@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ShapedType,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Region, SSAValue
@@ -84,6 +85,7 @@ class ExtOp(IRDLOperation):
     unique_indices = opt_prop_def(IntegerAttr)
     dimension_map = opt_prop_def(DenseArrayBase)
     indexing_maps = opt_prop_def(ArrayAttr)
+    is_sorted = opt_prop_def(UnitAttr)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -111,6 +113,8 @@ class ExtOp(IRDLOperation):
                 parser.parse_punctuation("(")
                 props[word] = BoolAttr.from_bool(parser.parse_boolean())
                 parser.parse_punctuation(")")
+            elif parser.parse_optional_keyword("is_sorted") is not None:
+                props["is_sorted"] = UnitAttr()
             elif parser._current_token.text == "{":  # pyright: ignore[reportPrivateUsage]
                 attrs |= parser.parse_optional_attr_dict()
             else:
@@ -139,6 +143,8 @@ class ExtOp(IRDLOperation):
             flag = getattr(self, name)
             if flag is not None:
                 printer.print_string(f" {name}({'true' if flag.value.data else 'false'})")
+        if self.is_sorted is not None:
+            printer.print_string(" is_sorted")
         if self.indexing_maps is not None:
             printer.print_string(" {indexing_maps = ")
             printer.print_attribute(self.indexing_maps)
@@ -166,12 +172,11 @@ class ExtOp(IRDLOperation):
         if [r.type for r in self.results_] != types:
             raise VerifyException(f"the results must have the outputs' types {types}")
 
-    def check_counts(self, ins: Sequence[int], outs: int) -> None:
-        if len(self.inputs) not in ins:
-            want = " or ".join(str(n) for n in ins)
-            raise VerifyException(f"takes {want} input(s), got {len(self.inputs)}")
-        if len(self.outputs) != outs:
-            raise VerifyException(f"takes {outs} output(s), got {len(self.outputs)}")
+    def check_counts(self, ins: Sequence[int], outs: Sequence[int]) -> None:
+        for what, counts, values in (("input", ins, self.inputs), ("output", outs, self.outputs)):
+            if len(values) not in counts:
+                want = " or ".join(str(n) for n in counts)
+                raise VerifyException(f"takes {want} {what}(s), got {len(values)}")
 
     def check_dim(self, rank: int) -> int:
         d = self.dim()
@@ -205,6 +210,7 @@ class ExtOp(IRDLOperation):
 
 
 I1 = IntegerType(1)
+I32 = IntegerType(32)
 
 
 @irdl_op_definition
@@ -242,7 +248,7 @@ class Topk(ExtOp):
     or positions along the dimension without one. Earlier elements win ties, outputs' first."""
 
     def check_op(self) -> None:
-        self.check_counts((1, 2), 2)
+        self.check_counts((1, 2), (2,) if self.name.endswith('.topk') else (1, 2))
         shape = shape_of(self.inputs[0])
         d = self.check_dim(len(shape))
         if len(self.inputs) == 2 and not _same_shape(shape_of(self.inputs[1]), shape):
@@ -255,7 +261,7 @@ class Topk(ExtOp):
                                       f"shape but for dimension {d}")
         if element_type(self.outputs[0]) != element_type(self.inputs[0]):
             raise VerifyException("the values output must have the input's element type")
-        if not isinstance(element_type(self.outputs[1]), IntegerType):
+        if len(self.outputs) == 2 and not isinstance(element_type(self.outputs[1]), IntegerType):
             raise VerifyException("the indices output must have an integer element type")
         value = element_type(self.inputs[0])
         self.check_region([value, value], I1)
@@ -268,7 +274,7 @@ class Scan(ExtOp):
     takes (input element, running value)."""
 
     def check_op(self) -> None:
-        self.check_counts((1,), 2)
+        self.check_counts((1,), (2,))
         shape = shape_of(self.inputs[0])
         d = self.check_dim(len(shape))
         if self.inclusive is None:
@@ -338,7 +344,7 @@ class Scatter(ExtOp):
     batch shape skips the updates where it is false."""
 
     def check_op(self) -> None:
-        self.check_counts((2, 3), 1)
+        self.check_counts((2, 3), (1,))
         if self.unique_indices is None:
             raise VerifyException("scatter needs unique_indices(true|false)")
         updates, indices = self.inputs[0], self.inputs[1]
@@ -353,7 +359,7 @@ class Gather(ExtOp):
     indices give; where an optional i1 mask is false the output keeps its value."""
 
     def check_op(self) -> None:
-        self.check_counts((2, 3), 1)
+        self.check_counts((2, 3), (1,))
         source, indices = self.inputs[0], self.inputs[1]
         mask = self.inputs[2] if len(self.inputs) == 3 else None
         _check_indexed(self, indices, mask, self.outputs[0], source, "source")
@@ -369,7 +375,7 @@ class ArgCompare(ExtOp):
     values take part as the element seen first."""
 
     def check_op(self) -> None:
-        self.check_counts((1,), 2)
+        self.check_counts((1,), (2,))
         shape = shape_of(self.inputs[0])
         d = self.check_dim(len(shape))
         for i, v in enumerate(self.outputs):
@@ -393,7 +399,7 @@ class Attention(ExtOp):
     (m, n). The region maps each score and yields it back (IREE's score modification)."""
 
     def check_op(self) -> None:
-        self.check_counts((4, 5), 1)
+        self.check_counts((4, 5), (1,))
         if self.indexing_maps is None or len(self.indexing_maps.data) != len(self.inputs) + 1:
             raise VerifyException("attention needs one indexing map per operand")
         if not isinstance(self.inputs[3].type, AnyFloat):
@@ -420,11 +426,13 @@ def define(base: type[ExtOp], name: str) -> type[ExtOp]:
 
 SortOp = define(Sort, "iree_linalg_ext.sort")
 TopkOp = define(Topk, "iree_linalg_ext.topk")
+# topk_v2 (`is_sorted`: the k results come best first, as weir's always do) means what topk does.
+TopkV2Op = define(Topk, "iree_linalg_ext.topk_v2")
 ScanOp = define(Scan, "iree_linalg_ext.scan")
 ScatterOp = define(Scatter, "iree_linalg_ext.scatter")
 GatherOp = define(Gather, "iree_linalg_ext.gather")
 ArgCompareOp = define(ArgCompare, "iree_linalg_ext.arg_compare")
 AttentionOp = define(Attention, "iree_linalg_ext.attention")
 
-DIALECT = Dialect("iree_linalg_ext", [SortOp, TopkOp, ScanOp, ScatterOp, GatherOp, ArgCompareOp,
+DIALECT = Dialect("iree_linalg_ext", [SortOp, TopkOp, TopkV2Op, ScanOp, ScatterOp, GatherOp, ArgCompareOp,
                                       AttentionOp, YieldOp], [])

@@ -128,11 +128,14 @@ class LowerLinalgExt(Pass):
     def _topk(self, op: ext.Topk) -> None:
         b = Builder(InsertPoint.before(op))
         d = op.dim()
-        values, out_values, out_indices = op.inputs[0], op.outputs[0], op.outputs[1]
-        index_type = _type(out_indices).element_type
+        values, out_values = op.inputs[0], op.outputs[0]
+        # Without an indices output (topk_v2) the positions still ride along: the sort is the
+        # same, and nothing reads them.
+        out_indices = op.outputs[1] if len(op.outputs) == 2 else None
+        index_type = _type(out_indices).element_type if out_indices is not None else ext.I32
         if len(op.inputs) == 2:
             indices = op.inputs[1]
-            if _type(indices).element_type != index_type:
+            if out_indices is not None and _type(indices).element_type != index_type:
                 raise error_at(op, f"the indices input {indices.type} and output "
                                    f"{out_indices.type} must have one element type")
         else:
@@ -144,6 +147,9 @@ class LowerLinalgExt(Pass):
                 bb.insert(linalg.YieldOp(bb.insert(arith.IndexCastOp(i, index_type)).result))
             indices = _generic(b, [], [init], [_map(rank, range(rank))], (), rank,
                                position).results[0]
+        if out_indices is None:
+            rank = len(_type(out_values).get_shape())
+            out_indices = _empty(b, index_type, [(out_values, i) for i in range(rank)])
         merged = []
         for first, then in ((out_values, values), (out_indices, indices)):
             shape = list(_type(then).get_shape())
@@ -160,7 +166,7 @@ class LowerLinalgExt(Pass):
             operands=[[], merged, []], result_types=[[v.type for v in merged]],
             regions=[Region(block)], properties={"dimension": op.dimension}))
         results = []
-        for r, out in zip(sort.results, op.outputs):
+        for r, out in zip(sort.results, op.outputs):  # the positions only if asked for
             rank = len(_type(out).get_shape())
             sizes = [_size(b, out, i) for i in range(rank)]
             results.append(b.insert(tensor.ExtractSliceOp(

@@ -89,7 +89,7 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         # are kernels of their own).
         *(f"{d}.{o}" for d in ("iree_linalg_ext", "tm_tensor")
           for o in ("sort", "topk", "scan", "scatter", "attention", "yield")),
-        "iree_linalg_ext.gather", "iree_linalg_ext.arg_compare",
+        "iree_linalg_ext.gather", "iree_linalg_ext.arg_compare", "iree_linalg_ext.topk_v2",
     }
 )
 
