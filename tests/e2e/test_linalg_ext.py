@@ -1,7 +1,8 @@
 """IREE's linalg extension ops (iree_linalg_ext) and torch-mlir's copies (tm_tensor) on every
 target and driver, against numpy: sort (stable, several operands, lines of any length), topk,
 scan (inclusive and exclusive), scatter (with a combining region and repeated indices, and a
-mask), gather, arg_compare and attention (with a causal mask), and torch-mlir's exports of
+mask), gather, arg_compare, attention (with a causal mask) and online_attention, and
+torch-mlir's exports of
 torch.topk, torch.cumsum and index_put (tests/e2e/linalg_ext)."""
 
 from __future__ import annotations
@@ -177,3 +178,40 @@ def test_torch_topk_cumsum_and_index_put(run: Runner) -> None:
     out = run((INPUTS / "torch_index_put.mlir").read_text(), "main", cache,
               np.array([1, 3], np.int64), rows)
     np.testing.assert_array_equal(out, expected_cache)  # type: ignore[arg-type]
+
+
+def test_online_attention_over_two_halves_is_attention(run: Runner) -> None:
+    maps = """indexing_maps = [
+      affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>,
+      affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> ()>,
+      affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>,
+      affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>]"""
+    step = """iree_linalg_ext.online_attention {%s}
+      ins(%%q, %%K, %%V, %%scale : tensor<1x3x4xf32>, tensor<1x2x4xf32>, tensor<1x2x5xf32>, f32)
+      outs(%%A, %%M, %%S : tensor<1x3x5xf32>, tensor<1x3xf32>, tensor<1x3xf32>) {
+  ^bb0(%%s: f32):
+    iree_linalg_ext.yield %%s : f32
+  } -> tensor<1x3x5xf32>, tensor<1x3xf32>, tensor<1x3xf32>""" % maps
+    source = f"""
+func.func @online(%q: tensor<1x3x4xf32>, %k0: tensor<1x2x4xf32>, %v0: tensor<1x2x5xf32>,
+                  %k1: tensor<1x2x4xf32>, %v1: tensor<1x2x5xf32>) -> (tensor<1x3x5xf32>, tensor<1x3xf32>) {{
+  %scale = arith.constant 0.5 : f32
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %ea = tensor.empty() : tensor<1x3x5xf32>
+  %er = tensor.empty() : tensor<1x3xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%ea : tensor<1x3x5xf32>) -> tensor<1x3x5xf32>
+  %max = linalg.fill ins(%ninf : f32) outs(%er : tensor<1x3xf32>) -> tensor<1x3xf32>
+  %sum = linalg.fill ins(%zero : f32) outs(%er : tensor<1x3xf32>) -> tensor<1x3xf32>
+  %a:3 = {step.replace('%K', '%k0').replace('%V', '%v0').replace('%A', '%acc').replace('%M', '%max').replace('%S', '%sum')}
+  %b:3 = {step.replace('%K', '%k1').replace('%V', '%v1').replace('%A', '%a#0').replace('%M', '%a#1').replace('%S', '%a#2')}
+  return %b#0, %b#2 : tensor<1x3x5xf32>, tensor<1x3xf32>
+}}"""
+    q = RNG.standard_normal((1, 3, 4)).astype(np.float32)
+    k = RNG.standard_normal((1, 4, 4)).astype(np.float32)
+    v = RNG.standard_normal((1, 4, 5)).astype(np.float32)
+    acc, total = run(source, "online", q, k[:, :2], v[:, :2], k[:, 2:], v[:, 2:])  # type: ignore[misc]
+    scores = 0.5 * q @ k.transpose(0, 2, 1)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    expected = (weights / weights.sum(-1, keepdims=True)) @ v
+    np.testing.assert_allclose(acc / total[..., None], expected, rtol=1e-5, atol=1e-6)

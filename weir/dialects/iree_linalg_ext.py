@@ -407,7 +407,23 @@ class Attention(ExtOp):
         for i, v in enumerate([*self.inputs[:3], self.outputs[0]]):
             if not isinstance(element_type(v), AnyFloat):
                 raise VerifyException(f"operand #{i} {v.type} must have a float element type")
-        t = element_type(self.outputs[0])
+        if not self.region.blocks:
+            raise VerifyException("the op needs a region")
+        self.check_region([a.type for a in self.region.block.args], None)
+
+
+class OnlineAttention(Attention):
+    """One step of a softmax computed in parts: attention's scores, combined with the running
+    (acc, max, sum) its outputs hold into the next ones (acc not yet divided by sum). Maps: Q, K,
+    V, scale, [mask], acc (m, n), max and sum (m)."""
+
+    def check_op(self) -> None:
+        self.check_counts((4, 5), (3,))
+        if self.indexing_maps is None or len(self.indexing_maps.data) != len(self.inputs) + 3:
+            raise VerifyException("online_attention needs one indexing map per operand")
+        for i, v in enumerate([*self.inputs[:3], *self.outputs]):
+            if not isinstance(element_type(v), AnyFloat):
+                raise VerifyException(f"operand #{i} {v.type} must have a float element type")
         if not self.region.blocks:
             raise VerifyException("the op needs a region")
         self.check_region([a.type for a in self.region.block.args], None)
@@ -433,6 +449,7 @@ ScatterOp = define(Scatter, "iree_linalg_ext.scatter")
 GatherOp = define(Gather, "iree_linalg_ext.gather")
 ArgCompareOp = define(ArgCompare, "iree_linalg_ext.arg_compare")
 AttentionOp = define(Attention, "iree_linalg_ext.attention")
+OnlineAttentionOp = define(OnlineAttention, "iree_linalg_ext.online_attention")
 
 DIALECT = Dialect("iree_linalg_ext", [SortOp, TopkOp, TopkV2Op, ScanOp, ScatterOp, GatherOp, ArgCompareOp,
-                                      AttentionOp, YieldOp], [])
+                                      AttentionOp, OnlineAttentionOp, YieldOp], [])
