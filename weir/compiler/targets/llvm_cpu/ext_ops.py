@@ -4,8 +4,9 @@ Each is a root that runs as one workgroup and writes its results' memory: it fir
 operands there (elementwise producers are computed in that copy, as every root reads them), then
 works in place, one line or one batch element at a time in order, so the results are those of the
 reference target's whole-array steps:
-- sort: an insertion sort of each line, an element moving before its neighbour only while the body
-  says it may come first and not the other way round (stable, as the format defines it);
+- sort: a merge sort of each line through scratch memory, an element of the right run taken
+  before the left run's only when the body says it may come first and not the other way round
+  (stable, as the format defines it);
 - scan: one pass along each line, reading the previous output back;
 - scatter/gather: for each batch element (in order, skipping masked-off ones), the slice's
   elements whose coordinates fall inside the tensor."""
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.format import reference_kernel as k
 
 if TYPE_CHECKING:
@@ -89,49 +90,95 @@ def lower_ext(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.Dim, int]:
     return 1, 1
 
 
+def _while(b: ir.IRBuilder, condition: Callable[[ir.IRBuilder], ir.Value],
+           body: Callable[[ir.IRBuilder], None], name: str) -> None:
+    """while (condition()) body(); the loop's state lives in allocas (mem2reg makes them
+    registers)."""
+    header = b.append_basic_block(f"{name}.header")
+    inner = b.append_basic_block(f"{name}.body")
+    done = b.append_basic_block(f"{name}.exit")
+    b.branch(header)
+    b.position_at_end(header)
+    b.cbranch(condition(b), inner, done)
+    b.position_at_end(inner)
+    body(b)
+    b.branch(header)
+    b.position_at_end(done)
+
+
 def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort) -> None:
+    """A bottom-up merge sort of each line: runs of 1, 2, 4, ... elements merged pairwise into
+    scratch and copied back, the left run's element taken unless the right one must come
+    first, which keeps equal elements in order."""
     mems = _memories(low, b, n)
     for v, mem in zip(op.operands, mems):
         _copy(low, b, v, mem)
     dims = mems[0].dims
     d = op.dimension
+    size = dims[d]
     dtypes = [m.dtype for m in mems]
     arg_dtypes = [t for t in dtypes for _ in range(2)]
+    scratch = [low.scratch_memory(b, m.dtype, [size]) for m in mems]
+    width_p, lo_p, i_p, j_p, o_p = (low.alloca(I64) for _ in range(5))
+    take_p = low.alloca(ir.IntType(1))
 
-    def may_precede(bb: ir.IRBuilder, x: list[ir.Value], y: list[ir.Value]) -> ir.Value:
-        args = [v for pair in zip(x, y) for v in pair]
-        return _body(low, bb, op.body, op.yields, args, arg_dtypes)
+    def must_precede(bb: ir.IRBuilder, x: list[ir.Value], y: list[ir.Value]) -> ir.Value:
+        def may(a: list[ir.Value], c: list[ir.Value]) -> ir.Value:
+            return _body(low, bb, op.body, op.yields, [v for p in zip(a, c) for v in p],
+                         arg_dtypes)
+        return bb.and_(may(x, y), bb.not_(may(y, x)))
 
     def line(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        def insert(bi: ir.IRBuilder, i: ir.Value) -> None:
-            # while j > 0 and x[j] must go before x[j-1]: swap them, j -= 1.
-            pre = bi.block
-            header = bi.append_basic_block("sift.header")
-            test = bi.append_basic_block("sift.test")
-            swap = bi.append_basic_block("sift.swap")
-            done = bi.append_basic_block("sift.exit")
-            bi.branch(header)
-            bi.position_at_end(header)
-            j = bi.phi(I64, "j")
-            j.add_incoming(i, pre)
-            bi.cbranch(bi.icmp_signed(">", j, I64(0)), test, done)
-            bi.position_at_end(test)
-            prev = bi.sub(j, I64(1))
-            here_ptrs = [m.address(bi, _at(idx, d, j)) for m in mems]
-            prev_ptrs = [m.address(bi, _at(idx, d, prev)) for m in mems]
-            here = [s.load_element(bi, p, t) for p, t in zip(here_ptrs, dtypes)]
-            before = [s.load_element(bi, p, t) for p, t in zip(prev_ptrs, dtypes)]
-            first = bi.and_(may_precede(bi, here, before),
-                            bi.not_(may_precede(bi, before, here)))
-            bi.cbranch(first, swap, done)
-            bi.position_at_end(swap)
-            for p, q, x, y, t in zip(here_ptrs, prev_ptrs, here, before, dtypes):
-                s.store_element(bi, y, p, t)
-                s.store_element(bi, x, q, t)
-            j.add_incoming(prev, swap)
-            bi.branch(header)
-            bi.position_at_end(done)
-        for_range(bb, I64(1), dims[d], insert, "ins")
+        def at(m: Memory, i: ir.Value, x: ir.IRBuilder) -> ir.Value:
+            return m.address(x, _at(idx, d, i))
+
+        def merge_pass(bw: ir.IRBuilder) -> None:
+            width = bw.load(width_p)
+            bw.store(I64(0), lo_p)
+
+            def merge(bm: ir.IRBuilder) -> None:
+                lo = bm.load(lo_p)
+                mid = smin(bm, bm.add(lo, width), size)
+                hi = smin(bm, bm.add(mid, width), size)
+                bm.store(lo, i_p)
+                bm.store(mid, j_p)
+                bm.store(lo, o_p)
+
+                def step(bs: ir.IRBuilder) -> None:
+                    i, j, o = bs.load(i_p), bs.load(j_p), bs.load(o_p)
+                    right = bs.icmp_signed("<", j, hi)
+                    left = bs.icmp_signed("<", i, mid)
+                    with bs.if_else(bs.and_(right, left)) as (both, one):
+                        with both:
+                            x = [s.load_element(bs, at(m, j, bs), t) for m, t in zip(mems, dtypes)]
+                            y = [s.load_element(bs, at(m, i, bs), t) for m, t in zip(mems, dtypes)]
+                            bs.store(must_precede(bs, x, y), take_p)
+                        with one:
+                            bs.store(right, take_p)
+                    with bs.if_else(bs.load(take_p)) as (from_right, from_left):
+                        with from_right:
+                            for m, t, sc in zip(mems, dtypes, scratch):
+                                s.store_element(bs, s.load_element(bs, at(m, j, bs), t),
+                                                sc.address(bs, [o]), t)
+                            bs.store(bs.add(j, I64(1)), j_p)
+                        with from_left:
+                            for m, t, sc in zip(mems, dtypes, scratch):
+                                s.store_element(bs, s.load_element(bs, at(m, i, bs), t),
+                                                sc.address(bs, [o]), t)
+                            bs.store(bs.add(i, I64(1)), i_p)
+                    bs.store(bs.add(o, I64(1)), o_p)
+                _while(bm, lambda x: x.icmp_signed("<", x.load(o_p), hi), step, "merge")
+                bm.store(hi, lo_p)
+            _while(bw, lambda x: x.icmp_signed("<", x.load(lo_p), size), merge, "runs")
+
+            def back(bc: ir.IRBuilder, i: ir.Value) -> None:
+                for m, t, sc in zip(mems, dtypes, scratch):
+                    s.store_element(bc, s.load_element(bc, sc.address(bc, [i]), t),
+                                    at(m, i, bc), t)
+            for_range(bw, I64(0), size, back, "back")
+            bw.store(bw.shl(width, I64(1)), width_p)
+        bb.store(I64(1), width_p)
+        _while(bb, lambda x: x.icmp_signed("<", x.load(width_p), size), merge_pass, "pass")
     _lines(b, dims, d, line)
 
 
