@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from weir.format import json_fields as jf
-from weir.format.reference_kernel import Gather, KernelOp, Scan, Scatter, Sort
+from weir.format.reference_kernel import Gather, KernelOp, MapLoad, MapStore, Scan, Scatter, Sort
 
 if TYPE_CHECKING:
     from weir.format.reference_codec import _EntryDecoder
@@ -19,6 +19,8 @@ OP_KEYS: dict[str, tuple[str, ...]] = {
     "scatter": ("op", "updates", "indices", "mask", "original", "dimension_map", "batch_rank",
                 "body", "yields"),
     "gather": ("op", "source", "indices", "mask", "init", "dimension_map", "batch_rank"),
+    "map_load": ("op", "source", "init", "body", "yields"),
+    "map_store": ("op", "input", "init", "body", "yields"),
 }
 
 
@@ -39,6 +41,12 @@ def op_json(op: KernelOp, body_json: Any) -> dict[str, Any] | None:
         return {"op": "gather", "source": op.source, "indices": op.indices, "mask": op.mask,
                 "init": op.init, "dimension_map": list(op.dimension_map),
                 "batch_rank": op.batch_rank}
+    if isinstance(op, MapLoad):
+        return {"op": "map_load", "source": op.source, "init": op.init,
+                "body": body_json(op.body), "yields": list(op.yields)}
+    if isinstance(op, MapStore):
+        return {"op": "map_store", "input": op.input, "init": op.init,
+                "body": body_json(op.body), "yields": list(op.yields)}
     return None
 
 
@@ -51,20 +59,24 @@ def value_uses(op: KernelOp) -> tuple[int, ...] | None:
         return tuple(v for v in (op.updates, op.indices, op.mask, op.original) if v >= 0)
     if isinstance(op, Gather):
         return tuple(v for v in (op.source, op.indices, op.mask, op.init) if v >= 0)
+    if isinstance(op, MapLoad):
+        return (op.source, op.init)
+    if isinstance(op, MapStore):
+        return (op.input, op.init)
     return None
 
 
 def _body(dec: _EntryDecoder, o: dict[str, Any], nargs: int, w: str,
-          yield_dtype: str | None) -> tuple[Any, tuple[int, ...]]:
+          yield_dtype: str | None, nyields: int = 1) -> tuple[Any, tuple[int, ...]]:
     from weir.format.reference_codec import _check_body_uses
     body = dec.body(jf.field(o, "body", w), nargs, None, w)
     for s in body:
         if s.op == "index":
             raise jf.fail(w, "'index' is not available in this body")
     yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
-    if len(yields) != 1:
-        raise jf.fail(w, f"the body must yield one value, got {len(yields)}")
-    y = yields[0]
+    if len(yields) != nyields:
+        raise jf.fail(w, f"the body must yield {nyields} value(s), got {len(yields)}")
+    y = yields[-1]
     if yield_dtype is not None and y >= nargs and body[y - nargs].dtype != yield_dtype:
         raise jf.fail(w, f"the body must yield {yield_dtype}")
     _check_body_uses(body, nargs, nargs, yields, w)
@@ -132,4 +144,19 @@ def decode(dec: _EntryDecoder, name: str, o: dict[str, Any], w: str) -> KernelOp
             raise jf.fail(w, "gather: source and init must have one element type")
         dec.values.append(dec.tensor(init, w))
         return Gather(source, indices, mask, init, dims, batch)
+    if name in ("map_load", "map_store"):
+        data_key = "source" if name == "map_load" else "input"
+        data, init = (jf.as_int(jf.field(o, key, w), f"{w}.{key}", limit=n)
+                      for key in (data_key, "init"))
+        kd, ki = dec.tensor(data, w), dec.tensor(init, w)
+        if kd[0] != ki[0]:
+            raise jf.fail(w, f"{name}: {data_key} and init must have one element type")
+        space, target = (ki, kd) if name == "map_load" else (kd, ki)
+        body, yields = _body(dec, o, space[1], w, "i1" if name == "map_store" else None,
+                             target[1] + 1)
+        for y in yields[:-1]:
+            if y >= space[1] and body[y - space[1]].dtype != "index":
+                raise jf.fail(w, f"{name}: the body's coordinates must be index values")
+        dec.values.append(ki)
+        return (MapLoad if name == "map_load" else MapStore)(data, init, body, yields)
     raise AssertionError(name)

@@ -339,8 +339,32 @@ class Gather:
     batch_rank: int
 
 
+@dataclass(frozen=True)
+class MapLoad:
+    """init's shape filled with source[f(o)] at each index o, where f(o) (the body's first
+    yields, one index per source dimension, from one index argument per output dimension)
+    lies inside source, and with the body's last yield (the padding) elsewhere."""
+
+    source: int
+    init: int
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MapStore:
+    """init with input[i] written at f(i) for each input index i whose body (one index argument
+    per input dimension) yields a true mask (its last yield) and an f(i) inside init; where two
+    indices map to one element, the later one in row-major order wins."""
+
+    input: int
+    init: int
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]
+
+
 KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Conv2D, Pool2D, Transpose, Broadcast, Reduce,
-                 Result, Store, Slice, InsertSlice, Sort, Scan, Scatter, Gather]
+                 Result, Store, Slice, InsertSlice, Sort, Scan, Scatter, Gather, MapLoad, MapStore]
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,11 @@
   and a slice of the first k: the sort kernel serves sort and topk alike;
 - arg_compare becomes a reduction generic that keeps (value, index) and replaces them when the
   region says the new element is better: the first of equal elements wins, in loop order;
+- affine.linearize_index / delinearize_index (in map_load/map_store regions) become arith;
 - attention becomes linalg: scores Q.K^T * scale (masked), the softmax's max and sum
   reductions, and the product with V, each a generic the targets already compile.
 
-sort, scan, scatter and gather stay: each is a kernel (weir/format/reference_kernel.py)."""
+sort, scan, scatter, gather, map_load and map_store stay: each is a kernel (weir/format/reference_kernel.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import iree_linalg_ext as ext
+from weir.dialects.affine_index import DelinearizeIndexOp, LinearizeIndexOp
 from weir.compiler.input.attention_to_linalg import lower_attention, lower_online_attention
 from weir.compiler.input.linalg_builders import empty, generic, inline, projection, size, tensor_type
 from weir.ir.diagnostics import error_at
@@ -26,7 +28,9 @@ from weir.ir.upstream import (
     BlockArgument,
     Builder,
     DYNAMIC_INDEX,
+    IndexType,
     InsertPoint,
+    IntegerAttr,
     linalg,
     ModuleOp,
     Operation,
@@ -45,6 +49,8 @@ class LowerLinalgExt(Pass):
                 self._topk(op)
             elif isinstance(op, ext.ArgCompare):
                 self._arg_compare(op)
+            elif isinstance(op, LinearizeIndexOp | DelinearizeIndexOp):
+                _affine_index(op)
             elif isinstance(op, ext.OnlineAttention):
                 lower_online_attention(op)
             elif isinstance(op, ext.Attention):
@@ -132,3 +138,30 @@ class LowerLinalgExt(Pass):
                            [projection(rank, range(rank)), projection(rank, kept), projection(rank, kept)],
                            (d,), rank, body)
         self._replace(op, reduction.results)
+
+
+def _affine_index(op: LinearizeIndexOp | DelinearizeIndexOp) -> None:
+    """linearize: ((i0 * b1 + i1) * b2 + i2 ...); delinearize: the remainders of repeated
+    division by the bases, last first (the outermost result takes what is left)."""
+    b = Builder(InsertPoint.before(op))
+    bases = list(op.static_basis.get_values())
+
+    def const(v: int) -> SSAValue:
+        return b.insert(arith.ConstantOp(IntegerAttr(v, IndexType()))).result
+    if isinstance(op, LinearizeIndexOp):
+        indices = list(op.indices)
+        total = indices[0]
+        for x, base in zip(indices[1:], bases[len(bases) - len(indices) + 1:]):
+            total = b.insert(arith.AddiOp(b.insert(arith.MuliOp(total, const(base))).result,
+                                          x)).result
+        LowerLinalgExt._replace(op, [total])
+        return
+    rest: SSAValue = op.linear_index
+    parts: list[SSAValue] = []
+    count = len(op.multi_index)
+    for i in range(count - 1, 0, -1):
+        base = const(bases[i - count + len(bases)])
+        parts.append(b.insert(arith.RemUIOp(rest, base)).result)
+        rest = b.insert(arith.DivUIOp(rest, base)).result
+    parts.append(rest)
+    LowerLinalgExt._replace(op, parts[::-1])

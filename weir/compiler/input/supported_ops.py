@@ -90,7 +90,8 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         *(f"{d}.{o}" for d in ("iree_linalg_ext", "tm_tensor")
           for o in ("sort", "topk", "scan", "scatter", "attention", "yield")),
         "iree_linalg_ext.gather", "iree_linalg_ext.arg_compare", "iree_linalg_ext.topk_v2",
-        "iree_linalg_ext.online_attention",
+        "iree_linalg_ext.online_attention", "iree_linalg_ext.map_load",
+        "iree_linalg_ext.map_store", "affine.linearize_index", "affine.delinearize_index",
     }
 )
 

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from weir.errors import RuntimeFault
-from weir.format.reference_kernel import Gather, KernelOp, Scan, Scatter, Sort
+from weir.format.reference_kernel import Gather, KernelOp, MapLoad, MapStore, Scan, Scatter, Sort
 from weir.runtime.executables.reference_body import evaluate_body, plan_body
 from weir.runtime.executables.reference_scalar_ops import _to
 
@@ -35,6 +35,10 @@ def ext_step(op: KernelOp, w: str) -> Step | None:
         return _scatter_step(op, w)
     if isinstance(op, Gather):
         return _gather_step(op, w)
+    if isinstance(op, MapLoad):
+        return _map_load_step(op, w)
+    if isinstance(op, MapStore):
+        return _map_store_step(op, w)
     return None
 
 
@@ -189,5 +193,46 @@ def _gather_step(op: Gather, w: str) -> Step:
             tw, sw = window
             at = batch + sw
             out[at] = source[tw].reshape(np.shape(out[at]))
+        values.append(out)
+    return step
+
+
+def _index_space(shape: tuple[int, ...]) -> list[np.ndarray]:
+    """One int64 array per dimension, broadcastable to `shape`: each element's index there."""
+    return [np.arange(n, dtype=np.int64).reshape([-1 if d == i else 1 for d in range(len(shape))])
+            for i, n in enumerate(shape)]
+
+
+def _inside(coords: list[np.ndarray], shape: tuple[int, ...], space: tuple[int, ...]) -> np.ndarray:
+    inside = np.ones(space, dtype=bool)
+    for c, n in zip(coords, shape):
+        inside &= (c >= 0) & (c < n)
+    return inside
+
+
+def _map_load_step(op: MapLoad, w: str) -> Step:
+    def step(values: Values, b: Sequence[object], consts: Sequence[int]) -> None:
+        source, init = _tensor(values[op.source]), _tensor(values[op.init])
+        space = init.shape
+        plan = plan_body(op.body, len(space), 0, op.yields, False, w)
+        *coords, pad = evaluate_body(plan, list(_index_space(space)), None, consts)
+        coords = [np.broadcast_to(np.asarray(c, np.int64), space) for c in coords]
+        inside = _inside(coords, source.shape, space)
+        picked = source[tuple(np.where(inside, c, 0) for c in coords)] if source.size else \
+            np.zeros(space, source.dtype)
+        values.append(np.where(inside, picked, _to(np.asarray(pad), init.dtype)).astype(init.dtype))
+    return step
+
+
+def _map_store_step(op: MapStore, w: str) -> Step:
+    def step(values: Values, b: Sequence[object], consts: Sequence[int]) -> None:
+        x, out = _tensor(values[op.input]), np.array(_tensor(values[op.init]), copy=True)
+        space = x.shape
+        plan = plan_body(op.body, len(space), 0, op.yields, False, w)
+        *coords, mask = evaluate_body(plan, list(_index_space(space)), None, consts)
+        coords = [np.broadcast_to(np.asarray(c, np.int64), space) for c in coords]
+        keep = _inside(coords, out.shape, space) & np.broadcast_to(np.asarray(mask, bool), space)
+        # Row-major order, the later index winning: numpy assigns repeated indices in order.
+        out[tuple(c[keep] for c in coords)] = x[keep]
         values.append(out)
     return step

@@ -25,7 +25,7 @@ from weir.format import reference_kernel as k
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
 
-EXT_OPS = (k.Sort, k.Scan, k.Scatter, k.Gather)
+EXT_OPS = (k.Sort, k.Scan, k.Scatter, k.Gather, k.MapLoad, k.MapStore)
 
 
 def result_count(op: k.KernelOp) -> int:
@@ -37,6 +37,13 @@ def result_count(op: k.KernelOp) -> int:
 def _body(low: EntryLowering, b: ir.IRBuilder, body: tuple[k.ScalarOp, ...],
           yields: tuple[int, ...], args: list[ir.Value], arg_dtypes: list[str]) -> ir.Value:
     """The body's one yield at `args`."""
+    return _yields(low, b, body, yields, args, arg_dtypes)[0]
+
+
+def _yields(low: EntryLowering, b: ir.IRBuilder, body: tuple[k.ScalarOp, ...],
+            yields: tuple[int, ...], args: list[ir.Value], arg_dtypes: list[str]
+            ) -> list[ir.Value]:
+    """Every yield of the body at `args`."""
     values: dict[int, ir.Value] = dict(enumerate(args))
     dtypes = list(arg_dtypes) + [op.dtype for op in body]
     base = len(args)
@@ -46,7 +53,7 @@ def _body(low: EntryLowering, b: ir.IRBuilder, body: tuple[k.ScalarOp, ...],
             continue
         values[base + j] = s.emit_scalar(b, op.op, [values[a] for a in op.args], op.dtype,
                                          op.attr, [dtypes[a] for a in op.args])
-    return values[yields[0]]
+    return [values[y] for y in yields]
 
 
 def _memories(low: EntryLowering, b: ir.IRBuilder, n: int) -> list[Memory]:
@@ -84,6 +91,8 @@ def lower_ext(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.Dim, int]:
         _sort(low, b, n, op)
     elif isinstance(op, k.Scan):
         _scan(low, b, n, op)
+    elif isinstance(op, k.MapLoad | k.MapStore):
+        _map(low, b, n, op)
     else:
         assert isinstance(op, k.Scatter | k.Gather)
         _indexed(low, b, n, op)
@@ -267,3 +276,36 @@ def _indexed(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Scatter | k.Gath
         else:
             place()
     for_nest(b, [(I64(0), x) for x in batch_dims], batch_body, "batch")
+
+
+def _map(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.MapLoad | k.MapStore) -> None:
+    """map_load: per output element, the source element the body names or its padding;
+    map_store: the init copied, then per input element a store where the body says."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    kv = low.kv
+    (mem,) = _memories(low, b, n)
+    load = isinstance(op, k.MapLoad)
+    data = kv.ref(op.source if isinstance(op, k.MapLoad) else op.input)
+    if not load:
+        _copy(low, b, op.init, mem)
+    space = mem.dims if load else low.dims(data)
+    target = low.dims(data) if load else mem.dims
+
+    def element(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        *coords, last = _yields(low, bb, op.body, op.yields, list(idx), ["index"] * len(idx))
+        inside: ir.Value = ir.Constant(ir.IntType(1), 1)
+        for c, extent in zip(coords, target):
+            inside = bb.and_(inside, bb.and_(bb.icmp_signed(">=", c, I64(0)),
+                                             bb.icmp_signed("<", c, extent)))
+        if load:
+            with bb.if_else(inside) as (hit, miss):
+                with hit:
+                    s.store_element(bb, low.element(bb, data, coords, Body()),
+                                    mem.address(bb, idx), mem.dtype)
+                with miss:
+                    s.store_element(bb, last, mem.address(bb, idx), mem.dtype)
+        else:
+            with bb.if_then(bb.and_(inside, last)):
+                s.store_element(bb, low.element(bb, data, idx, Body()),
+                                mem.address(bb, coords), mem.dtype)
+    for_nest(b, [(I64(0), x) for x in space], element, "map")

@@ -55,7 +55,7 @@ class KernelValues:
         """Needs its own loops and memory: reductions and contractions."""
         op = self.ops[n]
         if isinstance(op, (k.Matmul, k.Reduce, k.Conv2D, k.Pool2D, k.InsertSlice, k.Sort, k.Scan,
-                           k.Scatter, k.Gather)):
+                           k.Scatter, k.Gather, k.MapLoad, k.MapStore)):
             return True
         if isinstance(op, k.Generic):
             return self.views[n].reduces
@@ -104,7 +104,7 @@ class KernelValues:
                 self.dtype[(n, i)], self.shape[(n, i)] = self.dtype[r], self.shape[r]
         elif isinstance(op, k.Scatter):
             self._same_as(n, op.original)
-        elif isinstance(op, k.Gather):
+        elif isinstance(op, k.Gather | k.MapLoad | k.MapStore):
             self._same_as(n, op.init)
         elif isinstance(op, k.Reduce):
             rank = len(self.shape[self.ref(op.inputs[0])])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from weir.dialects import iree_linalg_ext as ext, tm_tensor
+from weir.dialects.iree_linalg_ext_map import MapLoadOp, MapStoreOp
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import Operation
@@ -21,6 +22,8 @@ KERNEL_OPS = ext.KERNEL_OPS
 
 def translate_ext(tr: EntryTranslator, op: Operation) -> bool:
     """Emits `op`'s kernel op; False when `op` is none of these."""
+    if translate_map(tr, op):
+        return True
     if not isinstance(op, KERNEL_OPS):
         return False
     assert isinstance(op, ext.ExtOp)
@@ -51,4 +54,15 @@ def translate_ext(tr: EntryTranslator, op: Operation) -> bool:
             v(op.inputs[0]), v(indices), mask, v(op.outputs[0]), dims, len(batch)))
     if not all(isinstance(x, int) for x in dims):
         raise error_at(op, "dimension_map must be static")
+    return True
+
+
+def translate_map(tr: EntryTranslator, op: Operation) -> bool:
+    """map_load / map_store: their region's index arguments are the body's arguments."""
+    if not isinstance(op, MapLoadOp | MapStoreOp):
+        return False
+    body, yields = tr._body(op.region.block, op)  # pyright: ignore[reportPrivateUsage]
+    cls = k.MapLoad if isinstance(op, MapLoadOp) else k.MapStore
+    tr._emit(op.result, cls(tr._value(op.value, op), tr._value(op.output, op),  # pyright: ignore[reportPrivateUsage]
+                            body, yields))
     return True
