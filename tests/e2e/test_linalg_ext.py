@@ -1,9 +1,8 @@
 """IREE's linalg extension ops (iree_linalg_ext) and torch-mlir's copies (tm_tensor) on every
 target and driver, against numpy: sort (stable, several operands, lines of any length), topk,
 scan (inclusive and exclusive), scatter (with a combining region and repeated indices, and a
-mask), gather, arg_compare, attention (with a causal mask) and online_attention, and
-torch-mlir's exports of
-torch.topk, torch.cumsum and index_put (tests/e2e/linalg_ext)."""
+mask), gather, arg_compare, attention (with a causal mask), online_attention, map_load and
+map_store, and torch-mlir's exports of torch.topk, torch.cumsum and index_put (tests/e2e/linalg_ext)."""
 
 from __future__ import annotations
 
@@ -215,3 +214,33 @@ func.func @online(%q: tensor<1x3x4xf32>, %k0: tensor<1x2x4xf32>, %v0: tensor<1x2
     weights = np.exp(scores - scores.max(-1, keepdims=True))
     expected = (weights / weights.sum(-1, keepdims=True)) @ v
     np.testing.assert_allclose(acc / total[..., None], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_map_load_pads_and_map_store_masks(run: Runner) -> None:
+    source = """
+func.func @maps(%x: tensor<12xf32>, %o: tensor<4x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>) {
+  %pad = arith.constant -1.0 : f32
+  %c10 = arith.constant 10 : index
+  %0 = iree_linalg_ext.map_load %x into %o {
+  ^bb0(%i: index, %j: index):
+    %l = affine.linearize_index [%i, %j] by (4, 3) : index
+    iree_linalg_ext.yield %l, %pad : index, f32
+  } : tensor<12xf32> into tensor<4x5xf32> -> tensor<4x5xf32>
+  %1 = iree_linalg_ext.map_store %x into %o {
+  ^bb0(%i: index):
+    %d:2 = affine.delinearize_index %i into (4, 3) : index, index
+    %keep = arith.cmpi ult, %i, %c10 : index
+    iree_linalg_ext.yield %d#0, %d#1, %keep : index, index, i1
+  } : tensor<12xf32> into tensor<4x5xf32> -> tensor<4x5xf32>
+  return %0, %1 : tensor<4x5xf32>, tensor<4x5xf32>
+}"""
+    x = np.arange(12, dtype=np.float32)
+    o = np.full((4, 5), 7.0, np.float32)
+    loaded, stored = run(source, "maps", x, o)  # type: ignore[misc]
+    i, j = np.meshgrid(np.arange(4), np.arange(5), indexing="ij")
+    linear = i * 3 + j  # j = 3, 4 run into the next row; past 11 is padding
+    np.testing.assert_array_equal(loaded, np.where(linear < 12, linear, -1))  # x[k] == k
+    expected = o.copy()
+    for k in range(10):
+        expected[k // 3, k % 3] = x[k]
+    np.testing.assert_array_equal(stored, expected)

@@ -1,7 +1,7 @@
 // Checks that IREE's iree_linalg_ext ops and torch-mlir's tm_tensor copies (sort, topk, scan,
-// scatter, gather, arg_compare, attention) parse in the forms IREE and torch-mlir print, pass the
-// input phase's op check, and print back in a form that parses again (ROUNDTRIP). Their errors
-// are in linalg_ext_ops_errors.mlir.
+// scatter, gather, arg_compare, attention, map_load/map_store with affine index ops) parse in the
+// forms IREE and torch-mlir print, pass the input phase's op check, and print back in a form that
+// parses again (ROUNDTRIP). Their errors are in linalg_ext_ops_errors.mlir.
 // RUN: weir-opt --split-input-file --check-supported-ops %s | weir-opt --split-input-file - | filecheck %s --check-prefix=ROUNDTRIP
 
 // ROUNDTRIP-LABEL: func.func @sort(
@@ -108,4 +108,29 @@ func.func @tm_tensor(%x: tensor<4x8xf32>, %i: tensor<4x8xi64>, %acc: tensor<4xf3
     tm_tensor.yield %a : f32
   } -> tensor<4x8xf32>
   return %0#0, %1#0, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// map_load / map_store with the affine index ops their regions use.
+// ROUNDTRIP-LABEL: func.func @maps(
+// ROUNDTRIP-NEXT: %{{.*}} = iree_linalg_ext.map_load %x into %o {
+// ROUNDTRIP-NEXT: ^{{.*}}(%[[I:.*]]: index, %[[J:.*]]: index):
+// ROUNDTRIP-NEXT: %[[L:.*]] = affine.linearize_index disjoint [%[[I]], %[[J]]] by (4, 4) : index
+// ROUNDTRIP-NEXT: iree_linalg_ext.yield %[[L]], %pad : index, f32
+// ROUNDTRIP-NEXT: } : tensor<16xf32> into tensor<4x4xf32> -> tensor<4x4xf32>
+// ROUNDTRIP: affine.delinearize_index %{{.*}} into (4, 4) : index, index
+// ROUNDTRIP: } : tensor<16xf32> into tensor<4x4xf32> -> tensor<4x4xf32>
+func.func @maps(%x: tensor<16xf32>, %o: tensor<4x4xf32>, %pad: f32, %true: i1) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %0 = iree_linalg_ext.map_load %x into %o {
+  ^bb0(%i: index, %j: index):
+    %l = affine.linearize_index disjoint [%i, %j] by (4, 4) : index
+    iree_linalg_ext.yield %l, %pad : index, f32
+  } : tensor<16xf32> into tensor<4x4xf32> -> tensor<4x4xf32>
+  %1 = iree_linalg_ext.map_store %x into %o {
+  ^bb0(%i: index):
+    %d:2 = affine.delinearize_index %i into (4, 4) : index, index
+    iree_linalg_ext.yield %d#0, %d#1, %true : index, index, i1
+  } : tensor<16xf32> into tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
 }

@@ -1,7 +1,8 @@
 // Checks that --lower-linalg-ext writes topk as a stable sort of the outputs' values then the
 // input's (positions as indices when none are given) sliced to k, arg_compare as a reduction
 // generic keeping (value, index) with selects on the region's verdict, and attention as linalg
-// (scores, softmax reductions, product with V), and leaves sort to its kernel.
+// (scores, softmax reductions, product with V), affine index ops as arith, and leaves sort to its
+// kernel.
 // RUN: weir-opt --split-input-file --lower-linalg-ext %s | filecheck %s
 
 // CHECK-LABEL: func.func @topk(
@@ -79,4 +80,21 @@ func.func @sort_stays(%v: tensor<5xf32>) -> tensor<5xf32> {
     iree_linalg_ext.yield %lt : i1
   } -> tensor<5xf32>
   return %0 : tensor<5xf32>
+}
+
+// -----
+
+// affine.linearize_index and delinearize_index become index arithmetic.
+// CHECK-LABEL: func.func @affine_index(
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[M:.*]] = arith.muli %i, %[[C4]] : index
+// CHECK-NEXT: %[[L:.*]] = arith.addi %[[M]], %j : index
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[R:.*]] = arith.remui %[[L]], %[[C3]] : index
+// CHECK-NEXT: %[[Q:.*]] = arith.divui %[[L]], %[[C3]] : index
+// CHECK-NEXT: func.return %[[Q]], %[[R]] : index, index
+func.func @affine_index(%i: index, %j: index) -> (index, index) {
+  %l = affine.linearize_index disjoint [%i, %j] by (3, 4) : index
+  %d:2 = affine.delinearize_index %l into (4, 3) : index, index
+  return %d#0, %d#1 : index, index
 }
