@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.utils import AbstractYieldOperation
-
 from weir.dialects.linalg_ext import body_region
 from weir.ir.upstream import (
     AffineDimExpr,
@@ -64,13 +62,13 @@ def filled(b: Builder, element: Attribute, dims: Sequence[tuple[SSAValue, int]],
 
 
 def inline(b: Builder, region: Region, args: Sequence[SSAValue]) -> SSAValue:
-    """The value `region` yields for `args`, its ops cloned at `b`."""
+    """The value `region` yields for `args`, its ops cloned at `b` (the verifier checked that
+    its last op is a yield of one value)."""
     mapping: dict[SSAValue, SSAValue] = dict(zip(region.block.args, args))
-    for op in region.block.ops:
-        if isinstance(op, AbstractYieldOperation):
-            return mapping.get(op.operands[0], op.operands[0])
+    *ops, terminator = region.block.ops
+    for op in ops:
         b.insert(op.clone(mapping))
-    raise AssertionError("the verifier checked the region's yield")
+    return mapping.get(terminator.operands[0], terminator.operands[0])
 
 
 def projection(num_dims: int, dims: Sequence[int]) -> AffineMapAttr:

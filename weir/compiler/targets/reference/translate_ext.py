@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from weir.dialects import iree_linalg_ext as ext, tm_tensor
 from weir.dialects.iree_linalg_ext_map import MapLoadOp, MapStoreOp
 from weir.format import reference_kernel as k
-from weir.ir.diagnostics import error_at
 from weir.ir.upstream import Operation
 
 if TYPE_CHECKING:
@@ -52,8 +51,6 @@ def translate_ext(tr: EntryTranslator, op: Operation) -> bool:
     else:
         tr._emit(op.results_[0], k.Gather(  # pyright: ignore[reportPrivateUsage]
             v(op.inputs[0]), v(indices), mask, v(op.outputs[0]), dims, len(batch)))
-    if not all(isinstance(x, int) for x in dims):
-        raise error_at(op, "dimension_map must be static")
     return True
 
 
