@@ -9,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.e2e.conftest import Runner
+from weir.errors import RuntimeFault
 
 INPUTS = Path(__file__).parent / "linalg_ext"
 RNG = np.random.default_rng(7)
@@ -244,3 +246,18 @@ func.func @maps(%x: tensor<12xf32>, %o: tensor<4x5xf32>) -> (tensor<4x5xf32>, te
     for k in range(10):
         expected[k // 3, k % 3] = x[k]
     np.testing.assert_array_equal(stored, expected)
+
+
+def test_sort_operands_of_different_dynamic_sizes_fail_before_the_dispatch(run: Runner) -> None:
+    source = """
+func.func @sort(%v: tensor<?xf32>, %i: tensor<?xi32>) -> tensor<?xi32> {
+  %0:2 = iree_linalg_ext.sort dimension(0) outs(%v, %i : tensor<?xf32>, tensor<?xi32>) {
+  ^bb0(%a: f32, %b: f32, %c: i32, %d: i32):
+    %lt = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %lt : i1
+  } -> tensor<?xf32>, tensor<?xi32>
+  return %0#1 : tensor<?xi32>
+}"""
+    with pytest.raises(RuntimeFault, match="'iree_linalg_ext.sort' in @sort: dimension 0 of "
+                       r"operand 0 \(%v\) differs from dimension 0 of operand 1 \(%i\): 3 vs 2"):
+        run(source, "sort", np.array([3, 1, 2], np.float32), np.array([0, 1], np.int32))

@@ -208,6 +208,20 @@ class ExtOp(IRDLOperation):
     def check_op(self) -> None:
         raise NotImplementedError
 
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        """The sizes the op needs equal, for the host checks of dynamic ones
+        (insert-dynamic-size-checks): (operand a, operand b, [(dimension of a, of b), ...]),
+        operands numbered as in `operands`."""
+        return []
+
+    def _same(self, a: int, b: int, skip: int | None = None) -> tuple[int, int, list[tuple[int, int]]]:
+        """Operands a and b agree in every dimension (but `skip` of a, which b lacks when b has
+        one dimension less)."""
+        rank_a, rank_b = len(shape_of(self.operands[a])), len(shape_of(self.operands[b]))
+        if skip is None or rank_a == rank_b:
+            return a, b, [(i, i) for i in range(rank_a) if i != skip]
+        return a, b, [(i, j) for j, i in enumerate(x for x in range(rank_a) if x != skip)]
+
 
 I1 = IntegerType(1)
 I32 = IntegerType(32)
@@ -240,6 +254,9 @@ class Sort(ExtOp):
         args = [element_type(v) for v in self.outputs for _ in range(2)]
         self.check_region(args, I1)
 
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        return [self._same(0, k) for k in range(1, len(self.outputs))]
+
 
 class Topk(ExtOp):
     """The k best elements along `dimension` (k: the outputs' size there) and their indices, best
@@ -266,6 +283,13 @@ class Topk(ExtOp):
         value = element_type(self.inputs[0])
         self.check_region([value, value], I1)
 
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        nin = len(self.inputs)
+        d = self.dim()
+        pairs = [self._same(0, 1)] if nin == 2 else []
+        pairs += [self._same(0, nin + i, d) for i in range(len(self.outputs))]
+        return pairs + ([self._same(nin, nin + 1)] if len(self.outputs) == 2 else [])
+
 
 class Scan(ExtOp):
     """A prefix scan along `dimension`: outputs are the scanned tensor and the last value of each
@@ -289,6 +313,9 @@ class Scan(ExtOp):
         if element_type(self.inputs[0]) != t or element_type(self.outputs[1]) != t:
             raise VerifyException("input and outputs must have one element type")
         self.check_region([t, t], t)
+
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        return [self._same(0, 1), self._same(0, 2, self.dim())]
 
 
 def index_layout(op: ExtOp, indices: SSAValue) -> tuple[tuple[int, ...], int]:
@@ -337,6 +364,14 @@ def _check_indexed(op: ExtOp, indices: SSAValue, mask: SSAValue | None, slices: 
     del depth
 
 
+def _batch_pairs(op: ExtOp, slices: int) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """The indices' batch dimensions against those of operand `slices` (updates or output) and
+    of the mask."""
+    batch, _ = index_layout(op, op.inputs[1])
+    dims = [(i, i) for i in range(len(batch))]
+    return [(1, slices, dims)] + ([(1, 2, dims)] if len(op.inputs) == 3 else [])
+
+
 class Scatter(ExtOp):
     """Writes each update slice into the output at the coordinates its indices give (for the
     output dimensions `dimension_map` names; the slice lies along the output's last dimensions):
@@ -353,6 +388,9 @@ class Scatter(ExtOp):
         t = element_type(self.outputs[0])
         self.check_region([element_type(updates), t], t)
 
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        return _batch_pairs(self, 0)
+
 
 class Gather(ExtOp):
     """The reverse of scatter: each output slice is read from the source at the coordinates its
@@ -367,6 +405,9 @@ class Gather(ExtOp):
             raise VerifyException("source and output must have one element type")
         if self.region.blocks:
             raise VerifyException("gather takes no region")
+
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        return _batch_pairs(self, len(self.inputs))
 
 
 class ArgCompare(ExtOp):
@@ -391,6 +432,9 @@ class ArgCompare(ExtOp):
             raise VerifyException("index_base takes one value")
         self.check_region([t, t], I1)
 
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        return [self._same(0, 1, self.dim()), self._same(1, 2)]
+
 
 class Attention(ExtOp):
     """softmax(scale * Q K^T [+ mask]) V along the key dimension, shapes given by
@@ -410,6 +454,24 @@ class Attention(ExtOp):
         if not self.region.blocks:
             raise VerifyException("the op needs a region")
         self.check_region([a.type for a in self.region.block.args], None)
+
+
+    def equal_dims(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        """Operand dimensions indexed by one loop of the maps agree with the first of them."""
+        assert self.indexing_maps is not None
+        first: dict[int, tuple[int, int]] = {}
+        pairs: list[tuple[int, int, list[tuple[int, int]]]] = []
+        for k, m in enumerate(self.indexing_maps.data):
+            for j, e in enumerate(m.data.results):  # type: ignore[attr-defined]
+                position = getattr(e, "position", None)
+                if position is None:
+                    continue
+                if position in first:
+                    a, i = first[position]
+                    pairs.append((a, k, [(i, j)]))
+                else:
+                    first[position] = (k, j)
+        return pairs
 
 
 class OnlineAttention(Attention):
