@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from weir.compiler.abi.types import dynamic_dim_indices
 from weir.compiler.tensor_shapes import data_movement_dims
-from weir.dialects import flow, hal, linalg_ext
+from weir.dialects import flow, hal, iree_linalg_ext, linalg_ext
+from weir.dialects.iree_linalg_ext_map import MapOp
 from weir.dialects.util import OptimizationBarrierOp
 from weir.ir.upstream import (
     Builder,
@@ -48,7 +49,7 @@ def dynamic_dims(value: SSAValue, where: InsertPoint) -> list[SSAValue]:
         if isinstance(op, linalg.GenericOp | linalg.FillOp | linalg.MatmulOp |
                       linalg.TransposeOp | linalg.BroadcastOp | linalg.ReduceOp |
                       linalg.Conv2DNhwc_HwcfOp | linalg.PoolingNchwMaxOp) or \
-                isinstance(op, linalg_ext.KERNEL_OPS):
+                isinstance(op, linalg_ext.KERNEL_OPS + iree_linalg_ext.KERNEL_OPS + (MapOp,)):
             outputs = list(op.outputs) if hasattr(op, "outputs") else [op.init]  # type: ignore[attr-defined]
             if value.index < len(outputs):
                 return dynamic_dims(outputs[value.index], where)

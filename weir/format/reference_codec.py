@@ -12,6 +12,7 @@ from typing import Any
 
 from weir.errors import ModuleFormatError
 from weir.format import json_fields as jf
+from weir.format import reference_codec_ext
 from weir.format.reference_kernel import (
     DTYPES,
     SCALAR_OPS,
@@ -72,6 +73,7 @@ _OP_KEYS: dict[str, tuple[str, ...]] = {
     "store": ("op", "value", "binding", "offset"),
     "slice": ("op", "input", "offsets", "sizes", "strides", "dropped"),
     "insert_slice": ("op", "source", "dest", "offsets", "strides", "dropped"),
+    **reference_codec_ext.OP_KEYS,
 }
 
 
@@ -144,6 +146,9 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
         return {"op": "insert_slice", "source": op.source, "dest": op.dest,
                 "offsets": _shape_json(op.offsets), "strides": _shape_json(op.strides),
                 "dropped": list(op.dropped)}
+    ext = reference_codec_ext.op_json(op, _body_json)
+    if ext is not None:
+        return ext
     raise TypeError(f"not a kernel op: {op!r}")
 
 
@@ -320,6 +325,8 @@ class _EntryDecoder:
             return self.slice(o, w)
         if name == "insert_slice":
             return self.insert_slice(o, w)
+        if name in reference_codec_ext.OP_KEYS:
+            return reference_codec_ext.decode(self, name, o, w)
         raise AssertionError(name)  # every name in _OP_KEYS is handled above
 
     def generic(self, o: dict[str, Any], w: str) -> Generic:
@@ -519,7 +526,7 @@ def _value_uses(op: KernelOp) -> tuple[int, ...]:
         return (op.input,)
     if isinstance(op, InsertSlice):
         return (op.source, op.dest)
-    return ()
+    return reference_codec_ext.value_uses(op) or ()
 
 
 def _check_entry_uses(entry: EntryPoint, where: str) -> None:

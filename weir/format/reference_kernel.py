@@ -279,8 +279,92 @@ def window_error(offset: int, size: int, stride: int, extent: int) -> str | None
     return None
 
 
+@dataclass(frozen=True)
+class Sort:
+    """Sorts every line along `dimension` of all `operands` together (one result per operand,
+    selected with `Result`), stably: the body compares (lhs, rhs) of operand 0, then of operand
+    1, ... and yields one i1, whether lhs may come before rhs; an element moves before an earlier
+    one only when the body says it may and not the other way round."""
+
+    operands: tuple[int, ...]
+    dimension: int
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]  # one i1
+
+
+@dataclass(frozen=True)
+class Scan:
+    """A prefix scan along `dimension` (results: the scan, the line's last value). Inclusive:
+    out[0] = in[0], out[i] = body(in[i], out[i-1]); exclusive: out[0] = accumulator's value,
+    out[i] = body(in[i-1], out[i-1]). `output` only gives the result's shape and type."""
+
+    input: int
+    output: int
+    accumulator: int
+    dimension: int
+    inclusive: bool
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Scatter:
+    """original with each update slice combined in, in update order: for batch index b and slice
+    index s, t = coordinates(b) + s (the slice along original's last dimensions, coordinates
+    placed at `dimension_map`), original[t] = body(updates[b, s], original[t]). `indices` has the
+    batch shape then, unless `depth1`, a dimension of len(dimension_map) coordinates; `mask`
+    (-1: none) an i1 of the batch shape, false skipping an update. Coordinates outside
+    original skip their slice's elements that fall outside (IREE leaves them undefined)."""
+
+    updates: int
+    indices: int
+    mask: int
+    original: int
+    dimension_map: tuple[int, ...]
+    batch_rank: int
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Gather:
+    """init with init[b, s] = source[coordinates(b) + s] (as `Scatter` reads them) where the mask
+    (-1: none) is true; an element whose coordinates fall outside source keeps init's value."""
+
+    source: int
+    indices: int
+    mask: int
+    init: int
+    dimension_map: tuple[int, ...]
+    batch_rank: int
+
+
+@dataclass(frozen=True)
+class MapLoad:
+    """init's shape filled with source[f(o)] at each index o, where f(o) (the body's first
+    yields, one index per source dimension, from one index argument per output dimension)
+    lies inside source, and with the body's last yield (the padding) elsewhere."""
+
+    source: int
+    init: int
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MapStore:
+    """init with input[i] written at f(i) for each input index i whose body (one index argument
+    per input dimension) yields a true mask (its last yield) and an f(i) inside init; where two
+    indices map to one element, the later one in row-major order wins."""
+
+    input: int
+    init: int
+    body: tuple[ScalarOp, ...]
+    yields: tuple[int, ...]
+
+
 KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Conv2D, Pool2D, Transpose, Broadcast, Reduce,
-                 Result, Store, Slice, InsertSlice]
+                 Result, Store, Slice, InsertSlice, Sort, Scan, Scatter, Gather, MapLoad, MapStore]
 
 
 @dataclass(frozen=True)

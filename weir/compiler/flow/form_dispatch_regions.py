@@ -21,7 +21,8 @@ from weir.compiler.host_control_flow import host_blocks_innermost_first
 from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
-from weir.dialects import flow, linalg_ext
+from weir.dialects import flow, iree_linalg_ext, linalg_ext
+from weir.dialects.iree_linalg_ext_map import MapOp
 from weir.ir.upstream import (
     AffineConstantExpr,
     AffineDimExpr,
@@ -46,7 +47,7 @@ from weir.ir.upstream import (
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
     linalg.ReduceOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp, *linalg_ext.KERNEL_OPS,
-    tensor.ExtractSliceOp, tensor.InsertSliceOp,
+    tensor.ExtractSliceOp, tensor.InsertSliceOp, *iree_linalg_ext.KERNEL_OPS, MapOp,
 )
 
 

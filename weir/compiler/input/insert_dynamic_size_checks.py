@@ -32,7 +32,7 @@ from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.tensor_shapes import as_value, kept_dims, product, Size, sizes_of
-from weir.dialects import flow, linalg_ext, util
+from weir.dialects import flow, iree_linalg_ext, linalg_ext, util
 from weir.ir.diagnostics import error_at, location_of
 from weir.ir.upstream import (
     AffineDimExpr,
@@ -135,6 +135,9 @@ class _FunctionChecks:
             for k in range(last):
                 yield from self._paired(op, k, last, [(j, j) for j in range(len(
                     self._shape(op.operands[k])))])
+        elif isinstance(op, iree_linalg_ext.ExtOp):
+            for a, b, dims in op.equal_dims():
+                yield from self._paired(op, a, b, dims)
         else:
             yield from self._tensor_op(op)
 

@@ -6,6 +6,7 @@ from weir.compiler.input.check_supported_ops import CheckSupportedOps
 from weir.compiler.input.decompose_window_ops import DecomposeWindowOps
 from weir.compiler.input.generalize_named_ops import GeneralizeNamedOps
 from weir.compiler.input.insert_dynamic_size_checks import InsertDynamicSizeChecks
+from weir.compiler.input.lower_linalg_ext import LowerLinalgExt
 from weir.compiler.input.lower_dynamic_constants import LowerDynamicConstants
 from weir.compiler.input.lower_tensor_bitcasts import LowerTensorBitcasts
 from weir.compiler.input.lower_unfoldable_constants import LowerUnfoldableConstants
@@ -29,6 +30,8 @@ PASSES: tuple[Pass, ...] = (
     DecomposeWindowOps(),
     # Sizes an op needs equal but its types leave open: host checks, named as the user wrote them.
     InsertDynamicSizeChecks(),
+    # topk, arg_compare and attention become sort and linalg (sort, scan, scatter, gather stay).
+    LowerLinalgExt(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).
     GeneralizeNamedOps(),
     # Unfoldable constants become rodata resources before flow can clone or fold them.

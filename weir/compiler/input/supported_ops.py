@@ -85,6 +85,14 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         # Explicit concurrency (checked by verify-async-regions; regions become stream work
         # waiting on the timepoints of their dependencies in the stream phase).
         "async.execute", "async.await", "async.yield",
+        # IREE's linalg extension ops and torch-mlir's copies (lower-linalg-ext: topk,
+        # arg_compare and attention become sort and linalg; sort, scan, scatter and gather
+        # are kernels of their own).
+        *(f"{d}.{o}" for d in ("iree_linalg_ext", "tm_tensor")
+          for o in ("sort", "topk", "scan", "scatter", "attention", "yield")),
+        "iree_linalg_ext.gather", "iree_linalg_ext.arg_compare", "iree_linalg_ext.topk_v2",
+        "iree_linalg_ext.online_attention", "iree_linalg_ext.map_load",
+        "iree_linalg_ext.map_store", "affine.linearize_index", "affine.delinearize_index",
     }
     # Convolutions and poolings: mapped onto the Conv2D/Pool2D kernels, the other layouts first
     # rewritten onto those (decompose-window-ops).

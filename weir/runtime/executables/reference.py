@@ -39,6 +39,7 @@ from weir.runtime.executables.reference_body import (
     plan_body,
     reduce_partial,
 )
+from weir.runtime.executables.reference_ext import ext_step
 from weir.runtime.executables.reference_layout import from_loop_space, to_loop_space
 from weir.runtime.executables.reference_scalar_ops import _to, compute_dtype
 from weir.runtime.executables.reference_slices import insert_slice, take_slice
@@ -142,6 +143,9 @@ class _Planner:
         if isinstance(op, InsertSlice):
             return lambda values, b, consts: values.append(insert_slice(
                 op, _tensor(values[op.source]), _tensor(values[op.dest]), consts, w))
+        ext = ext_step(op, w)
+        if ext is not None:
+            return ext  # type: ignore[return-value]
         raise ModuleFormatError(f"{w}: unknown kernel op {type(op).__name__}")
 
     def generic(self, op: Generic, w: str) -> Step:

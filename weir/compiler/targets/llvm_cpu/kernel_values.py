@@ -54,7 +54,8 @@ class KernelValues:
     def is_root(self, n: int) -> bool:
         """Needs its own loops and memory: reductions and contractions."""
         op = self.ops[n]
-        if isinstance(op, (k.Matmul, k.Reduce, k.Conv2D, k.Pool2D, k.InsertSlice)):
+        if isinstance(op, (k.Matmul, k.Reduce, k.Conv2D, k.Pool2D, k.InsertSlice, k.Sort, k.Scan,
+                           k.Scatter, k.Gather, k.MapLoad, k.MapStore)):
             return True
         if isinstance(op, k.Generic):
             return self.views[n].reduces
@@ -93,6 +94,18 @@ class KernelValues:
                                tuple(self.ref(v) for v in op.outputs), op.maps, op.iterators,
                                op.body, op.yields)
             self._results(n, view)
+        elif isinstance(op, k.Sort):
+            for i, v in enumerate(op.operands):
+                r = self.ref(v)
+                self.dtype[(n, i)], self.shape[(n, i)] = self.dtype[r], self.shape[r]
+        elif isinstance(op, k.Scan):
+            for i, v in enumerate((op.output, op.accumulator)):
+                r = self.ref(v)
+                self.dtype[(n, i)], self.shape[(n, i)] = self.dtype[r], self.shape[r]
+        elif isinstance(op, k.Scatter):
+            self._same_as(n, op.original)
+        elif isinstance(op, k.Gather | k.MapLoad | k.MapStore):
+            self._same_as(n, op.init)
         elif isinstance(op, k.Reduce):
             rank = len(self.shape[self.ref(op.inputs[0])])
             kept = tuple(d for d in range(rank) if d not in op.dimensions)

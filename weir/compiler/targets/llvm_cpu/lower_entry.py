@@ -19,6 +19,7 @@ from typing import Any, Callable, TypeVar
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.ext_ops import EXT_OPS, lower_ext, result_count
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
@@ -207,7 +208,9 @@ class EntryLowering:
 
     def _outputs_of(self, n: int) -> tuple[ValueRef, ...]:
         view = self.kv.views.get(n)
-        return view.outputs if view is not None else ((n, 0),)
+        if view is not None:
+            return view.outputs
+        return tuple((n, i) for i in range(result_count(self.kv.ops[n])))
 
     def grid(self, shape: k.Shape, work_per_index: int) -> tuple[int, k.Dim, int]:
         """(partitioned dim, its extent, tile) for a loop nest over `shape`."""
@@ -405,5 +408,7 @@ class EntryLowering:
             return lower_reduction(self, b, n, partitioned)
         if isinstance(op, k.InsertSlice):
             return lower_insert_slice(self, b, n)
+        if isinstance(op, EXT_OPS):
+            return lower_ext(self, b, n)
         from weir.compiler.targets.llvm_cpu.contraction import lower_contraction
         return lower_contraction(self, b, n, partitioned)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
 from weir.compiler.targets.reference import translate_slices
+from weir.compiler.targets.reference.translate_ext import YIELD_OPS, translate_ext
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at
 from weir.dialects import linalg_ext
@@ -171,6 +172,8 @@ class EntryTranslator:
             translate_slices.extract_slice(self, op)
         elif isinstance(op, tensor.InsertSliceOp):
             translate_slices.insert_slice(self, op)
+        elif translate_ext(self, op):
+            pass
         else:
             raise error_at(op, f"{self.target} target: '{op.name}' is not supported in a dispatch")
 
@@ -273,7 +276,7 @@ class EntryTranslator:
         yields: tuple[int, ...] = ()
         live = _live_ops(block)
         for op in block.ops:
-            if isinstance(op, linalg.YieldOp):
+            if isinstance(op, (linalg.YieldOp, *YIELD_OPS)):
                 yields = tuple(number(v, op) for v in op.operands)
                 break
             if op not in live:
@@ -306,7 +309,7 @@ def _live_ops(block: Block) -> set[Operation]:
     live: set[Operation] = set()
     needed: set[SSAValue] = set()
     for op in reversed(list(block.ops)):
-        if isinstance(op, linalg.YieldOp) or any(r in needed for r in op.results):
+        if isinstance(op, (linalg.YieldOp, *YIELD_OPS)) or any(r in needed for r in op.results):
             live.add(op)
             needed.update(op.operands)
     return live

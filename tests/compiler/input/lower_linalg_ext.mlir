@@ -1,0 +1,100 @@
+// Checks that --lower-linalg-ext writes topk as a stable sort of the outputs' values then the
+// input's (positions as indices when none are given) sliced to k, arg_compare as a reduction
+// generic keeping (value, index) with selects on the region's verdict, and attention as linalg
+// (scores, softmax reductions, product with V), affine index ops as arith, and leaves sort to its
+// kernel.
+// RUN: weir-opt --split-input-file --lower-linalg-ext %s | filecheck %s
+
+// CHECK-LABEL: func.func @topk(
+// CHECK: %[[IOTA:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<10xi32>)
+// CHECK: linalg.index 0
+// CHECK: %[[V:.*]] = tensor.concat dim(0) %v, %x : (tensor<3xf32>, tensor<10xf32>) -> tensor<13xf32>
+// CHECK-NEXT: %[[I:.*]] = tensor.concat dim(0) %i, %[[IOTA]] : (tensor<3xi32>, tensor<10xi32>) -> tensor<13xi32>
+// CHECK-NEXT: %[[SV:.*]], %[[SI:.*]] = iree_linalg_ext.sort dimension(0) outs(%[[V]], %[[I]] : tensor<13xf32>, tensor<13xi32>) {
+// CHECK-NEXT: ^{{.*}}(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[A]], %[[B]] : f32
+// CHECK-NEXT: iree_linalg_ext.yield %[[GT]] : i1
+// CHECK: tensor.extract_slice %[[SV]][0] [3] [1] : tensor<13xf32> to tensor<3xf32>
+// CHECK-NEXT: tensor.extract_slice %[[SI]][0] [3] [1] : tensor<13xi32> to tensor<3xi32>
+// CHECK-NOT: iree_linalg_ext.topk
+func.func @topk(%x: tensor<10xf32>, %v: tensor<3xf32>, %i: tensor<3xi32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %0:2 = iree_linalg_ext.topk dimension(0) ins(%x : tensor<10xf32>) outs(%v, %i : tensor<3xf32>, tensor<3xi32>) {
+  ^bb0(%a: f32, %b: f32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<3xf32>, tensor<3xi32>
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @arg_compare(
+// CHECK-NEXT: %{{.*}}, %{{.*}} = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x5xf32>) outs(%bv, %bi : tensor<2xf32>, tensor<2xi32>) {
+// CHECK-NEXT: ^{{.*}}(%[[X:.*]]: f32, %[[BEST:.*]]: f32, %[[BI:.*]]: i32):
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[POS:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[POS]], %base : index
+// CHECK-NEXT: %[[CAST:.*]] = arith.index_cast %[[SUM]] : index to i32
+// CHECK-NEXT: %[[NV:.*]] = arith.select %[[GT]], %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[NI:.*]] = arith.select %[[GT]], %[[CAST]], %[[BI]] : i32
+// CHECK-NEXT: linalg.yield %[[NV]], %[[NI]] : f32, i32
+func.func @arg_compare(%x: tensor<2x5xf32>, %bv: tensor<2xf32>, %bi: tensor<2xi32>, %base: index) -> (tensor<2xf32>, tensor<2xi32>) {
+  %1:2 = iree_linalg_ext.arg_compare dimension(1) ins(%x : tensor<2x5xf32>) outs(%bv, %bi : tensor<2xf32>, tensor<2xi32>) index_base(%base : index) {
+  ^bb0(%a: f32, %b: f32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<2xf32>, tensor<2xi32>
+  return %1#0, %1#1 : tensor<2xf32>, tensor<2xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @attention(
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x3x4xf32>, tensor<1x5x4xf32>)
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %v : tensor<1x3x5xf32>, tensor<1x5x2xf32>) outs(%{{.*}} : tensor<1x3x2xf32>)
+// CHECK-NOT: iree_linalg_ext.attention
+func.func @attention(%q: tensor<1x3x4xf32>, %k: tensor<1x5x4xf32>, %v: tensor<1x5x2xf32>, %scale: f32, %o: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %0 = iree_linalg_ext.attention {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>,
+                     affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>,
+                     affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>,
+                     affine_map<(d0, d1, d2, d3, d4) -> ()>,
+                     affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>]}
+      ins(%q, %k, %v, %scale : tensor<1x3x4xf32>, tensor<1x5x4xf32>, tensor<1x5x2xf32>, f32) outs(%o : tensor<1x3x2xf32>) {
+  ^bb0(%s: f32):
+    iree_linalg_ext.yield %s : f32
+  } -> tensor<1x3x2xf32>
+  return %0 : tensor<1x3x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @sort_stays(
+// CHECK-NEXT: iree_linalg_ext.sort dimension(0)
+func.func @sort_stays(%v: tensor<5xf32>) -> tensor<5xf32> {
+  %0 = iree_linalg_ext.sort dimension(0) outs(%v : tensor<5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %lt = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %lt : i1
+  } -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// affine.linearize_index and delinearize_index become index arithmetic.
+// CHECK-LABEL: func.func @affine_index(
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[M:.*]] = arith.muli %i, %[[C4]] : index
+// CHECK-NEXT: %[[L:.*]] = arith.addi %[[M]], %j : index
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[R:.*]] = arith.remui %[[L]], %[[C3]] : index
+// CHECK-NEXT: %[[Q:.*]] = arith.divui %[[L]], %[[C3]] : index
+// CHECK-NEXT: func.return %[[Q]], %[[R]] : index, index
+func.func @affine_index(%i: index, %j: index) -> (index, index) {
+  %l = affine.linearize_index disjoint [%i, %j] by (3, 4) : index
+  %d:2 = affine.delinearize_index %l into (4, 3) : index, index
+  return %d#0, %d#1 : index, index
+}
