@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from weir.dialects.linalg_ext import body_region
+from weir.dialects.linalg_bodies import body_region
 from weir.ir.upstream import (
     AffineDimExpr,
     AffineMap,
