@@ -14,7 +14,9 @@ import pytest
 
 import weir.api as weir
 from weir.errors import RuntimeFault
+from weir.runtime.api import BufferView, Fence
 
+DONE_S = 10.0  # bound for work the test has released; reached in milliseconds in practice
 EXPORTS = Path(__file__).parent / "torch_exports"
 TARGETS = ("reference", "llvm-cpu")
 DRIVERS = ("local-sync", "local-task")
@@ -211,3 +213,38 @@ def test_a_stripped_assert_is_not_checked(load: Load) -> None:
     f = load(ASSERTED_RECIPROCAL, "recip.mlir", "f", strip=True)
     result = f(np.array([1, 2, 0, 3, 4, 5], dtype=np.float32))
     assert np.isinf(result[2])  # type: ignore[index]
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_index_out_of_range_fails_the_signal_fence_of_an_async_call(target: str,
+                                                                       driver: str) -> None:
+    """async-external: the call returns once its work is queued; the failed check reaches the
+    caller through the signal fence, with its message, and the next call on the context works."""
+    src = _export("index_select")
+    options = weir.CompilerOptions(target_backends=(target,), execution_model="async-external")
+    t = _floats(3, 5)
+    with weir.load([weir.compile_string(src, "index_select.mlir", options)],
+                   device=driver) as ctx:
+        main = ctx.lookup_function("main")
+
+        def call(indices: list[int]) -> tuple[BufferView, Fence]:
+            wait, signal = Fence.create(), Fence.create()
+            if driver == "local-sync":  # runs inline: its wait fence must be reached first
+                wait.signal()
+            (result,) = main.invoke_async([BufferView.from_numpy(t),
+                                           BufferView.from_numpy(np.array(indices))],
+                                          wait, signal)
+            if driver == "local-task":  # queued behind the wait fence until now
+                assert not signal.query()
+                wait.signal()
+            return result, signal
+
+        _, signal = call([0, 9, 1, 2])
+        with pytest.raises(RuntimeFault, match=r"tensor\.extract at index_select\.mlir:\d+:7: "
+                                               r"index 9 is out of range for dimension 1 of "
+                                               r"size 5$"):
+            signal.wait(DONE_S)
+        result, signal = call([4, 1, 0, 3])
+        assert signal.wait(DONE_S)
+        np.testing.assert_array_equal(result.to_numpy(), t[:, [4, 1, 0, 3]])
