@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")  # the `torch` extra; `make test` installs 
 import weir.frontends.torch as wt  # noqa: E402
 from weir.errors import RuntimeFault  # noqa: E402
 
-RTOL, ATOL = 1e-5, 1e-6
+RTOL, ATOL = 1e-4, 1e-5  # the GPT block sums in another order; gathers are exact
 TARGETS = ("reference", "llvm-cpu")
 DRIVERS = ("local-sync", "local-task")
 

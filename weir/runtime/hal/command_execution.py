@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from weir.errors import RuntimeFault, WeirError
+from weir.errors import RuntimeFault
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.executables.native_replay import NativeBatch
 from weir.runtime.hal.command_buffer import (
