@@ -143,10 +143,24 @@ def test_op_torch_mlir_cannot_lower_is_one_line() -> None:
 
 
 def test_weir_compile_error_is_located_in_kept_mlir(tmp_path: Path) -> None:
+    class Float8(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x.to(torch.float8_e4m3fn).to(torch.float32)
+
+    kept = tmp_path / "f8.mlir"
+    with pytest.raises(CompileError) as error:
+        wt.compile(Float8(), torch.randn(4), target="reference", keep_mlir=kept)
+    line = kept.read_text().splitlines()[error.value.line - 1]
+    assert error.value.filename == str(kept) and "f8E4M3FN" in line
+    assert "element type f8E4M3FN of tensor<4xf8E4M3FN> is not supported" in error.value.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_kept_batch_norm_asserts_hold_and_the_cnn_matches_eager(tmp_path: Path,
+                                                                target: str) -> None:
     model, x = _cnn()
     kept = tmp_path / "cnn.mlir"
-    with pytest.raises(CompileError) as error:
-        wt.compile(model, x, target="reference", keep_mlir=kept, strip_assertions=False)
-    line = kept.read_text().splitlines()[error.value.line - 1]
-    assert error.value.filename == str(kept) and "cf.assert" in line
-    assert "'cf.assert' in a linalg op body is not supported" in error.value.message
+    with wt.compile(model, x, target=target, device="local-sync", keep_mlir=kept,
+                    strip_assertions=False) as cm, torch.no_grad():
+        assert "cf.assert" in kept.read_text()
+        torch.testing.assert_close(cm(x), model(x), rtol=RTOL, atol=ATOL)

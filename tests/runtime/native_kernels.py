@@ -19,15 +19,16 @@ I64 = ir.IntType(64)
 
 
 def entry_point(symbol: str) -> tuple[ir.Module, ir.Function]:
-    """A module for this process with one entry point `symbol(bindings, consts, begin, end)`,
-    the signature every llvm-cpu entry point has."""
+    """A module for this process with one entry point
+    `symbol(bindings, consts, begin, end, fault) -> status`, the signature every llvm-cpu entry
+    point has."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     m = ir.Module(symbol)
     m.triple = llvm.get_process_triple()
     i8pp = ir.IntType(8).as_pointer().as_pointer()
-    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [i8pp, I64.as_pointer(), I64, I64]),
-                     symbol)
+    fn = ir.Function(m, ir.FunctionType(I64, [i8pp, I64.as_pointer(), I64, I64,
+                                              I64.as_pointer()]), symbol)
     return m, fn
 
 
@@ -38,9 +39,10 @@ def object_code(m: ir.Module) -> tuple[str, bytes]:
 
 
 def _add_one_object() -> tuple[str, bytes]:
-    """`add_one(bindings, consts, begin, end)`: out[i] = in[i] + 1 for i in [begin, end)."""
+    """`add_one(bindings, consts, begin, end, fault)`: out[i] = in[i] + 1 for i in [begin, end);
+    an input of -1 fails the entry's check 0 (fault record: 1, 0, i, -1) and returns 1."""
     m, fn = entry_point("weir_add_one")
-    bindings, _, begin, end = fn.args
+    bindings, _, begin, end, fault = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     src = b.bitcast(b.load(bindings), I64.as_pointer())
     dst = b.bitcast(b.load(b.gep(bindings, [I64(1)])), I64.as_pointer())
@@ -52,22 +54,31 @@ def _add_one_object() -> tuple[str, bytes]:
     i.add_incoming(begin, entry)
     b.cbranch(b.icmp_signed("<", i, end), body, done)
     b.position_at_end(body)
-    b.store(b.add(b.load(b.gep(src, [i])), I64(1)), b.gep(dst, [i]))
-    i.add_incoming(b.add(i, I64(1)), body)
+    x = b.load(b.gep(src, [i]))
+    failed, ok = fn.append_basic_block("failed"), fn.append_basic_block("ok")
+    b.cbranch(b.icmp_signed("==", x, I64(-1)), failed, ok)
+    b.position_at_end(failed)
+    for k, word in enumerate((I64(1), I64(0), i, x)):
+        b.store(word, b.gep(fault, [I64(k)]))
+    b.ret(I64(1))
+    b.position_at_end(ok)
+    b.store(b.add(x, I64(1)), b.gep(dst, [i]))
+    i.add_incoming(b.add(i, I64(1)), ok)
     b.branch(head)
     b.position_at_end(done)
-    b.ret_void()
+    b.ret(I64(0))
     return object_code(m)
 
 
 def add_one_executable() -> LoadedNativeExecutable:
     """One entry point, `add_one`: binding 0 (read) and binding 1 (written) hold push constant 0
-    i64 elements; one workgroup per element."""
+    i64 elements; one workgroup per element. Its one check fails on an input of -1."""
     triple, obj = _add_one_object()
     n = PushDim(0)
     entry = NativeEntry("add_one", "weir_add_one", 2, 1,
                         (BindingAccess(0, 0, "i64", (n,), False),
-                         BindingAccess(1, 0, "i64", (n,), True)), n, 1)
+                         BindingAccess(1, 0, "i64", (n,), True)), n, 1, (),
+                        ("cf.assert at k.mlir:3:5 failed: input must not be -1",))
     payload = encode_native_executable(NativeExecutable(triple, "x86-64", (), (entry,), (obj,)))
     exe = load_native_executable(memoryview(payload))
     exe.name = "k"

@@ -149,3 +149,44 @@ def test_slots_and_buffers_do_not_mix() -> None:
     failed = _submit(device, one_shot, (_buffer(device),))
     with pytest.raises(RuntimeFault, match="binding table was given for a one-shot"):
         failed.wait(DEADLINE_S)
+
+
+def test_a_failed_check_in_a_batch_fails_the_execute_after_the_rows_before_it(
+        device: Device) -> None:
+    """The third of four batched dispatches fails its check: the two before it ran and are
+    counted, the fourth never ran, the fence carries the check's message, and the device runs
+    the next submission."""
+    start = np.arange(N)
+    start[5] = -3  # -1 when it reaches the third dispatch
+    buffers = [_buffer(device, start)] + [_buffer(device) for _ in range(4)]
+    cb = device.create_command_buffer()
+    _chain(cb, [(b,) for b in buffers])
+    assert [type(step) for step in one_shot_plan(cb.commands, parallel=False)] == [NativeBatch]
+    before = dict(device.statistics.snapshot()["dispatches_by_entry_point"])
+    failed = _submit(device, cb)
+    with pytest.raises(RuntimeFault, match=r"^dispatch 'k::add_one' failed: cf\.assert at "
+                                           r"k\.mlir:3:5 failed: input must not be -1$"):
+        failed.wait(DEADLINE_S)
+    after = device.statistics.snapshot()["dispatches_by_entry_point"]
+    assert after["k::add_one"] - before.get("k::add_one", 0) == 2
+    np.testing.assert_array_equal(buffers[2].data.view(np.int64), start + 2)
+    np.testing.assert_array_equal(buffers[4].data.view(np.int64), 0)
+    good = [_buffer(device, np.arange(N))] + [_buffer(device) for _ in range(4)]
+    cb = device.create_command_buffer()
+    _chain(cb, [(b,) for b in good])
+    _run(device, cb)
+    np.testing.assert_array_equal(good[-1].data.view(np.int64), np.arange(N) + 4)
+
+
+def test_a_failed_check_fails_a_reusable_command_buffer_and_the_next_table_runs(
+        device: Device) -> None:
+    cb = device.create_command_buffer(binding_count=3)
+    _chain(cb, [(0, 0, -1), (1, 0, -1), (2, 0, -1)])
+    bad = np.arange(N)
+    bad[0] = -1
+    failed = _submit(device, cb, (_buffer(device, bad), _buffer(device), _buffer(device)))
+    with pytest.raises(RuntimeFault, match="input must not be -1"):
+        failed.wait(DEADLINE_S)
+    out = _buffer(device)
+    _run(device, cb, (_buffer(device, np.arange(N)), _buffer(device), out))
+    np.testing.assert_array_equal(out.data.view(np.int64), np.arange(N) + 2)

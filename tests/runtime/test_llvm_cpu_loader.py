@@ -28,7 +28,7 @@ from weir.runtime.hal.workgroups import InlineWorkgroups, ParallelWorkgroups
 def _iota_object() -> tuple[str, bytes]:
     """`iota(bindings, consts, begin, end)`: out[i] = i for i in [begin, end) (tile 1)."""
     m, fn = entry_point("weir_iota")
-    bindings, _, begin, end = fn.args
+    bindings, _, begin, end, _ = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     out = b.bitcast(b.load(bindings), I64.as_pointer())
     head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
@@ -43,7 +43,7 @@ def _iota_object() -> tuple[str, bytes]:
     i.add_incoming(b.add(i, I64(1)), body)
     b.branch(head)
     b.position_at_end(done)
-    b.ret_void()
+    b.ret(I64(0))
     return object_code(m)
 
 

@@ -9,15 +9,21 @@ import pytest
 from runtime_builders import mul_kernel
 
 from weir.errors import ModuleFormatError
-from weir.format.reference_codec import decode_reference_executable, encode_reference_executable
+from weir.format.reference_codec import (
+    _op_json,
+    decode_reference_executable,
+    encode_reference_executable,
+)
 from weir.format.reference_kernel import (
     Conv2D,
     Empty,
     EntryPoint,
     Fill,
+    Generic,
     Load,
     Pool2D,
     ReferenceExecutable,
+    ScalarOp,
     Store,
 )
 
@@ -183,3 +189,48 @@ def test_deep_nesting_and_huge_integers_are_format_errors() -> None:
         decode_reference_executable(b"[" * 100_000 + b"]" * 100_000)
     with pytest.raises(ModuleFormatError, match="not valid JSON"):
         decode_reference_executable(b'{"format": ' + b"7" * 5000 + b"}")
+
+
+def _gather_kernel(body: tuple[ScalarOp, ...], checks: tuple[str, ...]) -> ReferenceExecutable:
+    """out[i] = table[ids[i]] with a kept assert: value 0 is the table, 1 the ids."""
+    return ReferenceExecutable((EntryPoint("gather_dispatch_0", 3, 0, (
+        Load(0, "f32", (5,)),
+        Load(1, "index", (3,)),
+        Empty("f32", (3,)),
+        Generic((1,), (2,), ((0,), (0,)), ("parallel",), body, (len(body) + 1,), (0,), checks),
+        Store(3, 2),
+    )),))
+
+
+GATHER_BODY = (ScalarOp("constant", (), "index", 5), ScalarOp("cmpi", (0, 2), "i1", "ult"),
+               ScalarOp("assert", (3,), "i1"), ScalarOp("extract", (0,), "f32", 0))
+GATHER_CHECKS = ("cf.assert at g.mlir:3:5 failed: in range", "tensor.extract at g.mlir:4:5")
+
+
+def test_extract_and_assert_round_trip() -> None:
+    exe = _gather_kernel(GATHER_BODY, GATHER_CHECKS)
+    assert decode_reference_executable(encode_reference_executable(exe)) == exe
+
+
+@pytest.mark.parametrize("body, checks, message", [
+    (GATHER_BODY, GATHER_CHECKS[:1], "1 check message.* for 2 checked op"),
+    (GATHER_BODY[:3] + (ScalarOp("extract", (0,), "f32", 1),), GATHER_CHECKS, "out of range"),
+    (GATHER_BODY[:3] + (ScalarOp("extract", (0, 0), "f32", 0),), GATHER_CHECKS,
+     "rank-1 f32 capture takes 1 index operand"),
+    (GATHER_BODY[:3] + (ScalarOp("extract", (0,), "i32", 0),), GATHER_CHECKS,
+     "rank-1 f32 capture takes 1 index operand.* gives f32"),
+    (GATHER_BODY[:2] + (ScalarOp("assert", (3,), "f32"),) + GATHER_BODY[3:], GATHER_CHECKS,
+     "'assert' must produce i1"),
+])
+def test_extract_and_assert_verification(body: tuple[ScalarOp, ...], checks: tuple[str, ...],
+                                         message: str) -> None:
+    with pytest.raises(ModuleFormatError, match=message):
+        decode_reference_executable(_encode_unchecked(_gather_kernel(body, checks)))
+
+
+def _encode_unchecked(exe: ReferenceExecutable) -> bytes:
+    """The payload of `exe` without the encoder's own verification (which would refuse it)."""
+    return json.dumps({"format": "weir-reference-1", "entry_points": [
+        {"name": e.name, "num_bindings": e.num_bindings,
+         "num_push_constants": e.num_push_constants, "ops": [_op_json(o) for o in e.ops]}
+        for e in exe.entry_points]}).encode()

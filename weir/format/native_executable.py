@@ -8,11 +8,16 @@ back to back (their sizes are in the header): the entry points' own code first, 
 routines such as the GEMM microkernel, compiled once per compilation and linked in at load time.
 
 Every native entry point has the C signature
-    void entry(void **bindings, const int64_t *push_constants, int64_t begin, int64_t end)
-and runs workgroups [begin, end) of its grid; the grid has ceil(extent / tile) workgroups, with
-`extent` a static size or a push constant. The runtime picks the grid, so the host program's
-workgroup count (always 1x1x1 in weir) is not consulted: like IREE's per-variant workgroup-count
-region, the split belongs to the code that was generated for it."""
+    int64_t entry(void **bindings, const int64_t *push_constants, int64_t begin, int64_t end,
+                  int64_t *fault)
+and runs workgroups [begin, end) of its grid. It returns 0, or, when one of its run-time checks
+fails (an index out of range, a kept cf.assert), that check's number in `checks` plus one, after
+writing four words to `fault`: the same number, then for an index check its dimension, index and
+size (zeros otherwise); the runtime turns them into the check's message. The grid has
+ceil(extent / tile) workgroups, with `extent` a static size or a push constant. The runtime picks
+the grid, so the host program's workgroup count (always 1x1x1 in weir) is not consulted: like
+IREE's per-variant workgroup-count region, the split belongs to the code that was generated for
+it."""
 
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from typing import Any
 
 from weir.errors import ModuleFormatError
 from weir.format import json_fields as jf
-from weir.format.reference_kernel import DTYPES, Dim, PushDim, Shape
+from weir.format.reference_kernel import DTYPES, Dim, PushDim, Shape, extract_fault
 
 FORMAT = "llvm-cpu"
 MAGIC = b"WNEX"
@@ -34,7 +39,7 @@ _HEADER = struct.Struct("<4sI")
 _SYMBOL = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*")
 _HEADER_KEYS = ("triple", "cpu", "features", "entries", "objects", "digest")
 _ENTRY_KEYS = ("name", "symbol", "num_bindings", "num_push_constants", "accesses", "grid",
-               "windows")
+               "windows", "checks")
 _ACCESS_KEYS = ("binding", "offset", "dtype", "shape", "writes")
 
 
@@ -72,6 +77,19 @@ class NativeEntry:
     grid_extent: Dim
     grid_tile: int
     windows: tuple[WindowBounds, ...] = ()
+    # What each run-time check of the code reports when it fails (an index check's message is
+    # completed with `reference_kernel.extract_fault`), by the number the entry returns minus one.
+    checks: tuple[str, ...] = ()
+
+    def fault_message(self, record: tuple[int, int, int, int]) -> str:
+        """The message of the failure the entry reported in its fault record."""
+        code, dimension, index, size = record
+        if not 1 <= code <= len(self.checks):
+            return f"llvm-cpu dispatch '{self.name}' failed with unknown check number {code}"
+        check = self.checks[code - 1]
+        if check.startswith("tensor.extract"):
+            return extract_fault(check, dimension, index, size)
+        return check
 
 
 @dataclass(frozen=True)
@@ -113,6 +131,7 @@ def encode_native_executable(exe: NativeExecutable) -> bytes:
             "grid": {"extent": _dim(e.grid_extent), "tile": e.grid_tile},
             "windows": [[_dim(w.offset), _dim(w.size), _dim(w.stride), _dim(w.extent)]
                         for w in e.windows],
+            "checks": list(e.checks),
         } for e in exe.entries],
         "objects": [len(o) for o in exe.objects],
     }
@@ -163,7 +182,7 @@ def _decode_entry(raw: Any, where: str) -> NativeEntry:
         jf.as_str(obj["name"], f"{where}.name"), symbol, nb, npc, tuple(accesses),
         _decode_dim(jf.field(grid, "extent", f"{where}.grid"), f"{where}.grid.extent", npc),
         jf.as_int(jf.field(grid, "tile", f"{where}.grid"), f"{where}.grid.tile", 1),
-        tuple(windows))
+        tuple(windows), jf.as_str_list(jf.field(obj, "checks", where), f"{where}.checks"))
 
 
 def object_code_span(payload: memoryview | bytes) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from weir.format import json_fields as jf
 from weir.format import reference_codec_ext
 from weir.format.reference_kernel import (
     DTYPES,
+    CHECKED_SCALAR_OPS,
     SCALAR_OPS,
     POOL_KINDS,
     Broadcast,
@@ -53,7 +54,7 @@ _TERNARY = frozenset({"fma", "select"})
 _NULLARY = frozenset({"constant", "index", "push"})
 # Ops whose `attr` means something (casts may repeat their result dtype there); every other op's
 # attr is null.
-_ATTR_OPS = frozenset({"cmpf", "cmpi"}) | _NULLARY
+_ATTR_OPS = frozenset({"cmpf", "cmpi", "extract"}) | _NULLARY
 # Window sizes, strides and dilations stay far below any index type's range.
 _MAX_WINDOW_PARAM = 1 << 30
 # The fields of each kernel op, as the encoder writes them: all required, no other accepted.
@@ -61,7 +62,8 @@ _OP_KEYS: dict[str, tuple[str, ...]] = {
     "load": ("op", "binding", "dtype", "shape", "offset"),
     "empty": ("op", "dtype", "shape"),
     "fill": ("op", "init", "value"),
-    "generic": ("op", "inputs", "outputs", "maps", "iterators", "body", "yields"),
+    "generic": ("op", "inputs", "outputs", "maps", "iterators", "body", "yields", "captures",
+                "checks"),
     "matmul": ("op", "lhs", "rhs", "init"),
     "conv2d": ("op", "input", "filter", "init", "strides", "dilations", "input_layout",
                "filter_layout"),
@@ -78,9 +80,10 @@ _OP_KEYS: dict[str, tuple[str, ...]] = {
 
 
 def scalar_op_arity(op: str) -> int:
+    """The operand count of every op but `extract`, which has one per dimension it reads."""
     if op in _NULLARY:
         return 0
-    if op in _UNARY:
+    if op in _UNARY or op == "assert":
         return 1
     if op in _TERNARY:
         return 3
@@ -113,7 +116,8 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
     if isinstance(op, Generic):
         return {"op": "generic", "inputs": list(op.inputs), "outputs": list(op.outputs),
                 "maps": [list(m) for m in op.maps], "iterators": list(op.iterators),
-                "body": _body_json(op.body), "yields": list(op.yields)}
+                "body": _body_json(op.body), "yields": list(op.yields),
+                "captures": list(op.captures), "checks": list(op.checks)}
     if isinstance(op, Matmul):
         return {"op": "matmul", "lhs": op.lhs, "rhs": op.rhs, "init": op.init}
     if isinstance(op, Conv2D):
@@ -210,7 +214,9 @@ class _EntryDecoder:
             return kind[0]  # type: ignore[no-any-return]
         return kind  # type: ignore[no-any-return]
 
-    def body(self, value: Any, nargs: int, nloops: int | None, where: str) -> tuple[ScalarOp, ...]:
+    def body(self, value: Any, nargs: int, nloops: int | None, where: str,
+             captures: tuple[tuple[str, int], ...] = ()) -> tuple[ScalarOp, ...]:
+        """`captures`: (dtype, rank) of each tensor an `extract` may read."""
         ops: list[ScalarOp] = []
         for i, item in enumerate(jf.as_list(value, where)):
             w = f"{where} body[{i}]"
@@ -220,10 +226,17 @@ class _EntryDecoder:
             if name not in SCALAR_OPS:
                 raise jf.fail(w, f"unknown scalar op {jf.printable(name)}")
             args = jf.as_int_list(jf.field(o, "args", w), w + ".args", limit=nargs + i)
-            if len(args) != scalar_op_arity(name):
-                raise jf.fail(w, f"'{name}' takes {scalar_op_arity(name)} operand(s), got {len(args)}")
             dtype = self.dtype(jf.field(o, "dtype", w), w + ".dtype")
             attr = jf.as_scalar(o["attr"], w + ".attr")
+            if name == "extract":
+                kind = captures[jf.as_int(attr, w + ".attr", limit=len(captures))]
+                if len(args) != kind[1] or dtype != kind[0]:
+                    raise jf.fail(w, f"'extract' of a rank-{kind[1]} {kind[0]} capture takes "
+                                     f"{kind[1]} index operand(s) and gives {kind[0]}")
+            elif len(args) != scalar_op_arity(name):
+                raise jf.fail(w, f"'{name}' takes {scalar_op_arity(name)} operand(s), got {len(args)}")
+            if name == "assert" and dtype != "i1":
+                raise jf.fail(w, f"'assert' must produce i1, not {dtype}")
             if name == "cmpf" and attr not in CMPF_PREDICATES:
                 raise jf.fail(w, f"unknown cmpf predicate {attr!r}")
             if name == "cmpi" and attr not in CMPI_PREDICATES:
@@ -369,13 +382,19 @@ class _EntryDecoder:
                 raise jf.fail(w, f"output {i - len(inputs)} is not indexed by parallel loop(s) "
                                  f"{missing}")
         nargs = len(kinds)
-        body = self.body(jf.field(o, "body", w), nargs, nloops, w)
+        captures = jf.as_int_list(jf.field(o, "captures", w), w + ".captures", limit=n)
+        body = self.body(jf.field(o, "body", w), nargs, nloops, w,
+                         tuple(self.tensor(v, w + ".captures") for v in captures))
         yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
         if len(yields) != len(outputs):
             raise jf.fail(w, f"{len(yields)} yields for {len(outputs)} outputs")
+        checks = jf.as_str_list(jf.field(o, "checks", w), w + ".checks")
+        checked = sum(1 for s in body if s.op in CHECKED_SCALAR_OPS)
+        if len(checks) != checked:
+            raise jf.fail(w, f"{len(checks)} check message(s) for {checked} checked op(s)")
         _check_body_uses(body, len(inputs), nargs, yields, w)
         self.values.append([kinds[len(inputs) + i] for i in range(len(outputs))])
-        return Generic(inputs, outputs, tuple(maps), iterators, body, yields)
+        return Generic(inputs, outputs, tuple(maps), iterators, body, yields, captures, checks)
 
     def rank4(self, o: dict[str, Any], key: str, w: str) -> tuple[str, int]:
         """The value `o[key]` refers to, which must be a 4-D tensor."""
@@ -480,8 +499,8 @@ class _EntryDecoder:
         nargs = len(inputs) + len(inits)
         body = self.body(jf.field(o, "body", w), nargs, None, w)
         for s in body:
-            if s.op == "index":
-                raise jf.fail(w, "'index' is not available in a reduce body")
+            if s.op in ("index", "assert"):
+                raise jf.fail(w, f"'{s.op}' is not available in a reduce body")
         yields = jf.as_int_list(jf.field(o, "yields", w), w + ".yields", limit=nargs + len(body))
         if len(yields) != len(inits):
             raise jf.fail(w, f"{len(yields)} yields for {len(inits)} inits")
@@ -500,7 +519,7 @@ def _check_body_uses(body: tuple[ScalarOp, ...], ninputs: int, nargs: int,
     for op in body:
         used.update(op.args)
     for k in range(len(body)):
-        if nargs + k not in used:
+        if nargs + k not in used and body[k].op != "assert":
             raise jf.fail(where, f"body[{k}] ({body[k].op}) computes a value nothing uses")
 
 
@@ -509,7 +528,7 @@ def _value_uses(op: KernelOp) -> tuple[int, ...]:
     if isinstance(op, Fill):
         return (op.init,)
     if isinstance(op, Generic):
-        return (*op.inputs, *op.outputs)
+        return (*op.inputs, *op.outputs, *op.captures)
     if isinstance(op, Matmul):
         return (op.lhs, op.rhs, op.init)
     if isinstance(op, Conv2D):

@@ -46,6 +46,8 @@ SCALAR_OPS: frozenset[str] = frozenset(
         "floordivsi", "ceildivsi", "ceildivui",
         # other
         "select", "constant", "index", "push",
+        # checked reads and run-time checks (see `Generic.captures` and `Generic.checks`)
+        "extract", "assert",
         # casts (attr: the result dtype)
         "extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", "extsi", "extui", "trunci",
         "bitcast", "index_cast", "index_castui",
@@ -71,12 +73,20 @@ SCALAR_OPS: frozenset[str] = frozenset(
 #   to nearest even (f64 to bf16 is not f64 to f32 to bf16), except that an integer beyond 2^53
 #   in magnitude goes to bf16 through f64;
 # - remf is C's fmod (the sign of the dividend); index is 64-bit; index_cast sign-extends,
-#   index_castui and extui zero-extend.
+#   index_castui and extui zero-extend;
+# - `extract` (tensor.extract in a body) reads capture number `attr` of its generic at the
+#   indices given by its operands (index values, one per dimension); an index outside
+#   [0, size) fails the dispatch with the op's check message, the index and the size, and
+#   never reads memory; `assert` (cf.assert kept in a body) fails the dispatch with its check
+#   message wherever its i1 operand is false, and yields that operand (nothing reads it).
 
 
 # The scalar ops the host program (the VM's `Arith` instruction) computes with the same semantics:
 # all but those that read the dispatch (`index`, `push`); host constants are VM constants.
-HOST_SCALAR_OPS: frozenset[str] = SCALAR_OPS - {"index", "push", "constant"}
+HOST_SCALAR_OPS: frozenset[str] = SCALAR_OPS - {"index", "push", "constant", "extract", "assert"}
+# Body ops that fail the dispatch where their check does not hold, in body order one entry each
+# of their generic's `checks`.
+CHECKED_SCALAR_OPS: frozenset[str] = frozenset({"extract", "assert"})
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,16 @@ class Generic:
     iterators: tuple[str, ...]  # "parallel" | "reduction"
     body: tuple[ScalarOp, ...]
     yields: tuple[int, ...]  # scalar value numbers, one per output
+    # Tensors the body reads at computed indices (`extract`): value numbers, read whole.
+    captures: tuple[int, ...] = ()
+    # One message per `extract`/`assert` of the body, in body order: what a failed check
+    # reports, naming the op and its MLIR location (an extract's adds index and size).
+    checks: tuple[str, ...] = ()
+
+
+def extract_fault(check: str, dimension: int, index: int, size: int) -> str:
+    """The message of an `extract` whose index is out of range: the same on every target."""
+    return f"{check}: index {index} is out of range for dimension {dimension} of size {size}"
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,8 @@ def compile(model: Any, *example_args: Any, target: str = "llvm-cpu",
     Defaults to native code on every core (llvm-cpu, local-task). `keep_mlir` writes the
     exported MLIR there, so the file:line of a weir compile error points into it.
     `strip_assertions` removes the per-element asserts torch-mlir puts in linalg bodies
-    (batch-norm variances, index bounds), which weir's kernels cannot run as checks yet."""
+    (batch-norm variances, index bounds): kept, each is a run-time check that costs a compare
+    per element; stripped, an index out of range is still caught by the gather itself."""
     if target not in TARGETS:
         raise UsageError(f"target: '{target}' is not one of {', '.join(TARGETS)}")
     program = _exported(model, example_args, dynamic_shapes)

@@ -68,7 +68,8 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
          "instead of copying between them (false: every transfer is a queue copy).",
          default=True),
     Flag("iree-opt-strip-assertions", "bool", "Remove cf.assert ops from linalg op bodies "
-         "(default false: such a program is rejected at the assert).", default=False),
+         "(default false: each is a run-time check that fails its dispatch with the assert's "
+         "message).", default=False),
     Flag("compile-to", "string", f"Stop after this phase and print its IR: {', '.join(PHASES)}.",
          metavar="PHASE"),
     Flag("dump-compilation-phases-to", "string", "Write the IR after every phase into DIR.",

@@ -1,8 +1,8 @@
 """`--iree-opt-strip-assertions`: removes the `cf.assert` ops inside linalg op bodies (the code
 that becomes dispatches), with the scalar ops that only computed their conditions. Exporters
 put them there (torch-mlir checks batch-norm variances and embedding indices element by
-element); weir's kernels cannot run them as checks yet, so without this flag such a program is
-rejected at the assert. Off by default, as in IREE (its default optimisation level keeps
+element); kept, each is a run-time check that fails its dispatch with the assert's message (on
+every target); stripped, the kernels skip the work. Off by default, as in IREE (its default optimisation level keeps
 assertions). Host asserts are not touched: they stay run-time checks."""
 
 from __future__ import annotations

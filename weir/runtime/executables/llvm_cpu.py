@@ -4,8 +4,11 @@ through ctypes, which releases the GIL, so workgroups on several threads really 
 
 Native code cannot check its own accesses, so every dispatch first checks each binding's byte
 extent (from the payload's access list) against the buffer it was given, refuses to write
-read-only buffers, and checks every slice window that depends on push constants. The payload's CPU features are checked against this CPU at load time: a module
-built for AVX-512 on a machine without it is a LoadError, not an illegal instruction."""
+read-only buffers, and checks every slice window that depends on push constants. What only the
+code can check (an index read from a tensor, a kept cf.assert) it checks itself: a failed check
+returns its number and a fault record, which becomes a RuntimeFault with the check's message.
+The payload's CPU features are checked against this CPU at load time: a module built for
+AVX-512 on a machine without it is a LoadError, not an illegal instruction."""
 
 from __future__ import annotations
 
@@ -35,8 +38,9 @@ from weir.runtime.hal.executable import (
 )
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
-_ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                               ctypes.c_int64)
+_ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+FaultRecord = ctypes.c_int64 * 4
 
 
 def _host() -> tuple[str, frozenset[str], llvm.TargetMachine]:
@@ -137,10 +141,15 @@ class LoadedNativeExecutable(Executable):
         extent = _dim(meta.grid_extent, consts)
         count = -(-extent // meta.grid_tile)
         fn = e.fn
+
+        def run(begin: int, end: int) -> None:
+            record = FaultRecord()
+            if fn(pointers, pushed, begin, end, record):
+                raise RuntimeFault(meta.fault_message(tuple(record)))  # type: ignore[arg-type]
         if count == 1:  # nothing to spread: skip the runner
-            fn(pointers, pushed, 0, 1)
+            run(0, 1)
             return
-        runner.run(count, lambda begin, end: fn(pointers, pushed, begin, end))
+        runner.run(count, run)
 
     def native_call(self, entry: int, workgroups: tuple[int, ...], constants: Sequence[int],
                     bindings: Sequence[Buffer]) -> NativeCall:
@@ -154,7 +163,8 @@ class LoadedNativeExecutable(Executable):
         needs = tuple((a.binding, a.offset + math.prod(_dim(d, consts) for d in a.shape) * size,
                        a.writes) for a, size in zip(meta.accesses, e.sizes))
         return NativeCall(e.address, tuple(b.address for b in bindings), consts,
-                          -(-extent // meta.grid_tile), (self, *bindings), needs)
+                          -(-extent // meta.grid_tile), (self, *bindings), needs,
+                          meta.fault_message)
 
 
 # Defined by the in-memory linker itself while it links (position-independent code refers to it).

@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
+from weir.errors import RuntimeFault
 from weir.runtime.hal.executable import NativeCall
 
 # Each row: entry point address, first binding (index into the gather and offset arrays), number
@@ -28,28 +29,33 @@ from weir.runtime.hal.executable import NativeCall
 _ROW_FIELDS = 5
 # The most bindings one batched dispatch may have (the executor's pointer array on its stack).
 MAX_BINDINGS = 256
-_EXECUTOR_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-                                  ctypes.c_void_p, ctypes.c_void_p)
+_EXECUTOR_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                  ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                  ctypes.c_void_p)
 
 
 def _executor_ir() -> ir.Module:
-    """weir_replay(rows, count, slots, gather, offsets): for each row, binding j's pointer is
-    slots[gather[first + j]] + offsets[first + j]; then the entry point is called with them."""
+    """weir_replay(rows, count, slots, gather, offsets, fault): for each row, binding j's pointer
+    is slots[gather[first + j]] + offsets[first + j]; then the entry point is called with them.
+    Returns 0, or the number of the row whose entry point failed a check plus one (the rows
+    after it do not run; the entry point wrote `fault`)."""
     i8p = ir.IntType(8).as_pointer()
     i64 = ir.IntType(64)
     i64p = i64.as_pointer()
-    entry_type = ir.FunctionType(ir.VoidType(), [i8p, i8p, i64, i64])
+    entry_type = ir.FunctionType(i64, [i8p, i8p, i64, i64, i64p])
     module = ir.Module(name="weir_replay")
     module.triple = llvm.get_process_triple()
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64p, i64, i64p, i64p, i64p]),
+    fn = ir.Function(module, ir.FunctionType(i64, [i64p, i64, i64p, i64p, i64p, i64p]),
                      name="weir_replay")
-    table, count, slots, gather, offsets = fn.args
+    table, count, slots, gather, offsets, fault = fn.args
     start = fn.append_basic_block("start")
     row_loop = fn.append_basic_block("row_loop")
     row_body = fn.append_basic_block("row_body")
     bind_loop = fn.append_basic_block("bind_loop")
     bind_body = fn.append_basic_block("bind_body")
     call = fn.append_basic_block("call")
+    next_row = fn.append_basic_block("next_row")
+    failed = fn.append_basic_block("failed")
     done = fn.append_basic_block("done")
     b = ir.IRBuilder(start)
     pointers = b.alloca(i64, ir.Constant(i64, MAX_BINDINGS))
@@ -81,13 +87,19 @@ def _executor_ir() -> ir.Module:
 
     b.position_at_end(call)
     callee = b.inttoptr(field[0], entry_type.as_pointer())
-    b.call(callee, [b.bitcast(pointers, i8p), b.inttoptr(field[3], i8p), ir.Constant(i64, 0),
-                    field[4]])
-    i.add_incoming(b.add(i, ir.Constant(i64, 1)), call)
+    status = b.call(callee, [b.bitcast(pointers, i8p), b.inttoptr(field[3], i8p),
+                             ir.Constant(i64, 0), field[4], fault])
+    b.cbranch(b.icmp_signed("==", status, ir.Constant(i64, 0)), next_row, failed)
+
+    b.position_at_end(next_row)
+    i.add_incoming(b.add(i, ir.Constant(i64, 1)), next_row)
     b.branch(row_loop)
 
+    b.position_at_end(failed)
+    b.ret(b.add(i, ir.Constant(i64, 1)))
+
     b.position_at_end(done)
-    b.ret_void()
+    b.ret(ir.Constant(i64, 0))
     return module
 
 
@@ -112,6 +124,15 @@ def _executor() -> _Executor:
     return _Executor()
 
 
+class BatchFault(RuntimeFault):
+    """Row `row` of a batch failed a run-time check (the message says which); the rows before it
+    ran, the rows after it did not."""
+
+    def __init__(self, row: int, message: str) -> None:
+        super().__init__(message)
+        self.row = row
+
+
 class NativeBatch:
     """Consecutive checked dispatches as one table; `run` executes them all in order.
 
@@ -121,7 +142,7 @@ class NativeBatch:
     written per run, so concurrent runs of one batch share nothing mutable."""
 
     __slots__ = ("_rows", "_count", "_gather", "_offsets", "_constants", "_own", "_keep",
-                 "names", "_gather_at", "_offsets_at", "_rows_at")
+                 "names", "_gather_at", "_offsets_at", "_rows_at", "_faults")
 
     def __init__(self, calls: Sequence[NativeCall], names: Sequence[str],
                  slots: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
@@ -151,12 +172,18 @@ class NativeBatch:
         self._rows = rows
         self._count = len(calls)
         self.names = tuple(names)
+        self._faults = tuple(c.fault_message for c in calls)
         # Addresses of the fixed arrays, taken once: numpy's `.ctypes` costs microseconds.
         self._gather_at = self._gather.ctypes.data
         self._offsets_at = self._offsets.ctypes.data
         self._rows_at = rows.ctypes.data
 
     def run(self, slot_addresses: ctypes.Array[ctypes.c_uint64] | None = None) -> None:
-        _executor().run(self._rows_at, self._count,
-                        self._own if slot_addresses is None else slot_addresses,
-                        self._gather_at, self._offsets_at)
+        """Raises BatchFault when a dispatch fails a run-time check."""
+        record = (ctypes.c_int64 * 4)()
+        failed = _executor().run(self._rows_at, self._count,
+                                 self._own if slot_addresses is None else slot_addresses,
+                                 self._gather_at, self._offsets_at, record)
+        if failed:
+            row = failed - 1
+            raise BatchFault(row, self._faults[row](tuple(record)))  # type: ignore[arg-type]

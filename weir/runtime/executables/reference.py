@@ -170,13 +170,15 @@ class _Planner:
 
             def index(d: int, dt: np.dtype) -> np.ndarray:
                 return np.arange(sizes[d], dtype=dt).reshape([-1 if l == d else 1 for l in range(nloops)])
+            captured = [_tensor(values[v]) for v in op.captures]
             if plan.sequential:
-                accs = evaluate_sequential(plan, views[:nin], views[nin:], sizes, red_axes, index, c)
+                accs = evaluate_sequential(plan, views[:nin], views[nin:], sizes, red_axes, index, c,
+                                           captured, op.checks)
                 values.append(tuple(
                     _to(from_loop_space(a, op.maps[nin + i], sizes, parallel), a.dtype)
                     for i, a in enumerate(accs)))
                 return
-            results = evaluate_body(plan, args, index, c)
+            results = evaluate_body(plan, args, index, c, captured, op.checks)
             outs: list[np.ndarray] = []
             for i, r in enumerate(results):
                 init = operands[nin + i]

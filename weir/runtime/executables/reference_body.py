@@ -9,12 +9,13 @@ vectorised over all the parallel loops, so it is never run element by element.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
-from weir.format.reference_kernel import ScalarOp
+from weir.errors import RuntimeFault
+from weir.format.reference_kernel import CHECKED_SCALAR_OPS, ScalarOp, extract_fault
 from weir.runtime.executables.reference_scalar_ops import COMBINERS, SCALAR_IMPLS, _to, push_scalar
 from weir.runtime.hal.element_types import numpy_dtype
 
@@ -53,6 +54,8 @@ class BodyPlan:
     reductions: tuple[Reduction | None, ...]
     # A reduction whose body is not a combine of its accumulator: evaluate it step by step.
     sequential: bool = False
+    # Body op index -> its number among the body's checks (`extract`, `assert`).
+    check_numbers: dict[int, int] = field(default_factory=dict)
 
 
 def plan_body(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int, yields: tuple[int, ...],
@@ -75,26 +78,32 @@ def plan_body(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int, yields: t
         reductions.append(Reduction(op, partial, numpy_dtype(op.dtype)))
         targets.append(partial)
     needed: set[int] = set()
-    for t in targets:
+    checked = [k for k, op in enumerate(body) if op.op in CHECKED_SCALAR_OPS]
+    # Every assert runs, needed or not: it is a check, not a value.
+    for t in targets + [nargs + k for k in checked if body[k].op == "assert"]:
         needed |= {d - nargs for d in _dependencies(body, nargs, t) if d >= nargs}
     steps = tuple((k, body[k], numpy_dtype(body[k].dtype)) for k in sorted(needed))
-    return BodyPlan(body, nargs, steps, tuple(targets), tuple(reductions))
+    return BodyPlan(body, nargs, steps, tuple(targets), tuple(reductions),
+                    check_numbers={k: n for n, k in enumerate(checked)})
 
 
 def _sequential(body: tuple[ScalarOp, ...], ninputs: int, noutputs: int,
                 yields: tuple[int, ...], where: str) -> BodyPlan:
     """The plan of a reduction body evaluated per reduction step: the whole body, as if parallel."""
     plan = plan_body(body, ninputs, noutputs, yields, False, where)
-    return BodyPlan(plan.body, plan.nargs, plan.steps, plan.yields, plan.reductions, True)
+    return BodyPlan(plan.body, plan.nargs, plan.steps, plan.yields, plan.reductions, True,
+                    plan.check_numbers)
 
 
 IndexFn = Callable[[int, np.dtype], np.ndarray]
 
 
 def evaluate_body(plan: BodyPlan, args: Sequence[np.ndarray | None], index: IndexFn | None,
-                  push: Sequence[int] = ()) -> list[np.ndarray]:
+                  push: Sequence[int] = (), captures: Sequence[np.ndarray] = (),
+                  checks: Sequence[str] = ()) -> list[np.ndarray]:
     """The values of `plan.yields`, broadcastable to the iteration space; `push`: the dispatch's
-    push constants, which `push` ops read."""
+    push constants, which `push` ops read; `captures` and `checks`: the generic's tensors that
+    `extract` reads and its check messages. A failed check raises RuntimeFault."""
     values: list[np.ndarray | None] = list(args) + [None] * len(plan.body)
     for k, op, dtype in plan.steps:
         if op.op == "push":
@@ -103,15 +112,36 @@ def evaluate_body(plan: BodyPlan, args: Sequence[np.ndarray | None], index: Inde
         elif op.op == "index":
             assert index is not None  # the codec rejects `index` outside generic bodies
             values[plan.nargs + k] = index(int(op.attr), dtype)  # type: ignore[arg-type]
+        elif op.op == "extract":
+            values[plan.nargs + k] = _extract(captures[int(op.attr)],  # type: ignore[arg-type]
+                                              [values[a] for a in op.args],  # type: ignore[misc]
+                                              checks[plan.check_numbers[k]])
+        elif op.op == "assert":
+            holds = values[op.args[0]]
+            if not np.all(holds):
+                raise RuntimeFault(checks[plan.check_numbers[k]])
+            values[plan.nargs + k] = holds
         else:
             operands = [values[a] for a in op.args]
             values[plan.nargs + k] = SCALAR_IMPLS[op.op](operands, op, dtype)  # type: ignore[arg-type]
     return [values[y] for y in plan.yields]  # type: ignore[misc]
 
 
+def _extract(table: np.ndarray, indices: list[np.ndarray], check: str) -> np.ndarray:
+    """table[indices...] over the whole iteration space (a gather), every index checked first."""
+    at = np.broadcast_arrays(*indices) if indices else []
+    for d, ix in enumerate(at):
+        size = table.shape[d]
+        bad = (ix < 0) | (ix >= size)
+        if bad.any():
+            raise RuntimeFault(extract_fault(check, d, int(ix[bad].flat[0]), size))
+    return np.asarray(table[tuple(at)])
+
+
 def evaluate_sequential(plan: BodyPlan, inputs: Sequence[np.ndarray], accs: Sequence[np.ndarray],
                         sizes: Sequence[int], reduction: Sequence[int], index: IndexFn | None,
-                        push: Sequence[int] = ()) -> list[np.ndarray]:
+                        push: Sequence[int] = (), captures: Sequence[np.ndarray] = (),
+                        checks: Sequence[str] = ()) -> list[np.ndarray]:
     """A `sequential` reduction in loop space: `inputs` span the loops (size-1 axes where they do
     not vary), `accs` are the outputs with size-1 reduction axes. The body runs once per point of
     the `reduction` loops, in loop order, over all parallel loops at once."""
@@ -129,7 +159,7 @@ def evaluate_sequential(plan: BodyPlan, inputs: Sequence[np.ndarray], accs: Sequ
                 return np.full([1] * len(sizes), at[d], dtype=dt)
             assert index is not None
             return index(d, dt)
-        results = evaluate_body(plan, picked + current, step_index, push)
+        results = evaluate_body(plan, picked + current, step_index, push, captures, checks)
         current = [np.broadcast_to(_to(r, dt), shape) for r, dt in zip(results, dtypes)]
     return current
 

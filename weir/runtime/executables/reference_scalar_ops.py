@@ -300,8 +300,10 @@ SCALAR_IMPLS: dict[str, ScalarImpl] = {
     "index_castui": lambda a, op, dt: _to(as_unsigned(a[0]), dt),
 }
 
-# `index` and `push` read the dispatch (iteration space, push constants): the body evaluator.
-assert set(SCALAR_IMPLS) | {"index", "push"} == SCALAR_OPS, "every scalar op needs an impl"
+# `index` and `push` read the dispatch (iteration space, push constants), `extract` and `assert`
+# its captured tensors and check messages: the body evaluator implements them.
+assert set(SCALAR_IMPLS) | {"index", "push", "extract", "assert"} == SCALAR_OPS, \
+    "every scalar op needs an impl"
 
 
 def push_scalar(constant: int, dtype: np.dtype) -> np.ndarray:

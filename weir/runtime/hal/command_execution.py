@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from weir.errors import RuntimeFault, WeirError
+from weir.errors import RuntimeFault
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.executables.native_replay import NativeBatch
 from weir.runtime.hal.command_buffer import (
@@ -17,7 +17,14 @@ from weir.runtime.hal.command_buffer import (
     DispatchCommand,
     FillCommand,
 )
-from weir.runtime.hal.command_replay import check_table, one_shot_plan, resolve, ReusablePlan
+from weir.runtime.hal.command_replay import (
+    check_table,
+    dispatch_failure,
+    one_shot_plan,
+    resolve,
+    ReusablePlan,
+    run_batch,
+)
 from weir.runtime.hal.statistics import DeviceStatistics, dispatch_names
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
@@ -33,14 +40,6 @@ def fill_bytes(dst: Buffer, offset: int, length: int, pattern: bytes) -> None:
         raise RuntimeFault(f"fill: pattern of {len(pattern)} bytes cannot fill {length}")
     target = dst.writable_bytes(offset, length, "fill target")
     target.reshape(-1, len(pattern))[...] = np.frombuffer(pattern, dtype=np.uint8)
-
-
-def dispatch_failure(name: str, error: Exception) -> RuntimeFault:
-    """The error a failing dispatch fails its execute with: the entry point's name as the
-    statistics keys it (`executable::entry`), then the original message (with its exception type
-    when it is not a `WeirError`, i.e. a bug in a loader or kernel)."""
-    detail = str(error) if isinstance(error, WeirError) else f"{type(error).__name__}: {error}"
-    return RuntimeFault(f"dispatch '{name}' failed: {detail}")
 
 
 def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
@@ -86,8 +85,7 @@ def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner, dispatch
         commands = cb.commands
     for step in one_shot_plan(commands, parallel):
         if type(step) is NativeBatch:
-            step.run()
-            dispatched.extend(step.names)
+            run_batch(step, dispatched)
         else:
             _run_command(step, runner, dispatched)
 

@@ -17,7 +17,7 @@ from typing import Callable, Sequence, Union
 
 
 from weir.errors import RuntimeFault, WeirError
-from weir.runtime.executables.native_replay import MAX_BINDINGS, NativeBatch
+from weir.runtime.executables.native_replay import BatchFault, MAX_BINDINGS, NativeBatch
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.command_buffer import BarrierCommand, Command, DispatchCommand
 from weir.runtime.hal.executable import NativeCall
@@ -139,10 +139,29 @@ class ReusablePlan:
             runner: WorkgroupRunner, run_command: RunCommand, dispatched: list[str]) -> None:
         for step in self.steps:
             if type(step) is NativeBatch:
-                step.run(addresses)
-                dispatched.extend(step.names)
+                run_batch(step, dispatched, addresses)
             else:
                 run_command(resolve(step, table), runner, dispatched)  # type: ignore[arg-type]
+
+
+def dispatch_failure(name: str, error: Exception) -> RuntimeFault:
+    """The error a failing dispatch fails its execute with: the entry point's name as the
+    statistics keys it (`executable::entry`), then the original message (with its exception type
+    when it is not a `WeirError`, i.e. a bug in a loader or kernel)."""
+    detail = str(error) if isinstance(error, WeirError) else f"{type(error).__name__}: {error}"
+    return RuntimeFault(f"dispatch '{name}' failed: {detail}")
+
+
+def run_batch(batch: NativeBatch, dispatched: list[str],
+              addresses: ctypes.Array[ctypes.c_uint64] | None = None) -> None:
+    """Runs `batch`, appending the name of each dispatch that returns to `dispatched`; a failed
+    run-time check fails the execute as a failing dispatch does."""
+    try:
+        batch.run(addresses)
+    except BatchFault as fault:
+        dispatched.extend(batch.names[:fault.row])
+        raise dispatch_failure(batch.names[fault.row], fault) from None
+    dispatched.extend(batch.names)
 
 
 def check_table(binding_count: int | None, table: tuple[Buffer, ...] | None) -> None:

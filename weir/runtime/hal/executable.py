@@ -25,6 +25,8 @@ class NativeCall(NamedTuple):
     # (binding, end byte offset, writes) of each access: what any other buffer bound in the
     # same place must offer for the same call to be safe.
     needs: tuple[tuple[int, int, bool], ...]
+    # The message of a failed run-time check, from the fault record the entry point wrote.
+    fault_message: Callable[[tuple[int, int, int, int]], str]
 
 
 class Executable(ABC):

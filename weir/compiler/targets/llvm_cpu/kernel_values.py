@@ -29,6 +29,9 @@ class GenericView:
     iterators: tuple[str, ...]
     body: tuple[k.ScalarOp, ...]
     yields: tuple[int, ...]
+    captures: tuple[ValueRef, ...] = ()  # what the body's `extract`s read
+    # Per body op: its number among the entry's checks (`KernelValues.checks`), or -1.
+    check_of: tuple[int, ...] = ()
 
     @property
     def reduces(self) -> bool:
@@ -42,6 +45,9 @@ class KernelValues:
         self.dtype: dict[ValueRef, str] = {}
         self.shape: dict[ValueRef, k.Shape] = {}
         self.views: dict[int, GenericView] = {}
+        # The messages of the entry's checks (`extract`, `assert`), the generics' in op order: a
+        # failed check is reported to the runtime by its number here.
+        self.checks: tuple[str, ...] = ()
         for n, op in enumerate(self.ops):
             self._describe(n, op)
 
@@ -90,9 +96,13 @@ class KernelValues:
             self.dtype[(n, 0)] = self.dtype[r]
             self.shape[(n, 0)] = tuple(s for d, s in enumerate(op.sizes) if d not in op.dropped)
         elif isinstance(op, k.Generic):
+            checked = iter(range(len(self.checks), len(self.checks) + len(op.checks)))
             view = GenericView(tuple(self.ref(v) for v in op.inputs),
                                tuple(self.ref(v) for v in op.outputs), op.maps, op.iterators,
-                               op.body, op.yields)
+                               op.body, op.yields, tuple(self.ref(v) for v in op.captures),
+                               tuple(next(checked) if s.op in k.CHECKED_SCALAR_OPS else -1
+                                     for s in op.body))
+            self.checks += op.checks
             self._results(n, view)
         elif isinstance(op, k.Sort):
             for i, v in enumerate(op.operands):

@@ -20,6 +20,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.ext_ops import EXT_OPS, lower_ext, result_count
+from weir.compiler.targets.llvm_cpu.checks import emit_extract
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
@@ -76,10 +77,10 @@ class EntryLowering:
     def lower(self) -> NativeEntry:
         e = self.entry
         outer = ir.Function(self.module, ir.FunctionType(
-            ir.VoidType(), [I8P.as_pointer(), I64.as_pointer(), I64, I64]), self.symbol)
+            I64, [I8P.as_pointer(), I64.as_pointer(), I64, I64, I64.as_pointer()]), self.symbol)
         impl = ir.Function(self.module, ir.FunctionType(
-            ir.VoidType(), [I8P] * e.num_bindings + [I64] * e.num_push_constants + [I64, I64]),
-            f"{self.symbol}.impl")
+            I64, [I8P] * e.num_bindings + [I64] * e.num_push_constants +
+            [I64, I64, I64.as_pointer()]), f"{self.symbol}.impl")
         impl.linkage = "internal"
         impl.attributes.add("alwaysinline")
         impl.attributes.add("nounwind")
@@ -87,28 +88,45 @@ class EntryLowering:
         for a in impl.args[:e.num_bindings]:
             a.add_attribute("noalias")  # bindings are distinct resources
         b = ir.IRBuilder(outer.append_basic_block("entry"))
-        bindings, consts, begin, end = outer.args
+        bindings, consts, begin, end, fault = outer.args
         args = [b.load(b.gep(bindings, [I64(i)], inbounds=True)) for i in range(e.num_bindings)]
         args += [b.load(b.gep(consts, [I64(i)], inbounds=True))
                  for i in range(e.num_push_constants)]
-        b.call(impl, args + [begin, end])
-        b.ret_void()
+        b.ret(b.call(impl, args + [begin, end, fault]))
 
         self.fn = impl
         self.entry_block = impl.append_basic_block("entry")
         b = ir.IRBuilder(self.entry_block)
         self.binding_args = impl.args[:e.num_bindings]
         self.push = impl.args[e.num_bindings:e.num_bindings + e.num_push_constants]
-        self.begin, self.end = impl.args[-2], impl.args[-1]
+        self.begin, self.end, self.fault = impl.args[-3], impl.args[-2], impl.args[-1]
         body_block = impl.append_basic_block("body")
         b.position_at_end(body_block)
         extent, tile = self._emit_body(b)
         for ptr in self.scratch:
             b.call(self._free(), [ptr])
-        b.ret_void()
+        b.ret(I64(0))
         ir.IRBuilder(self.entry_block).branch(body_block)
         return NativeEntry(e.name, self.symbol, e.num_bindings, e.num_push_constants,
-                           tuple(self.accesses), extent, tile, window_bounds(self.kv))
+                           tuple(self.accesses), extent, tile, window_bounds(self.kv),
+                           self.kv.checks)
+
+    def fail_unless(self, b: ir.IRBuilder, holds: ir.Value, check: int,
+                    detail: tuple[ir.Value, ir.Value, ir.Value] | None = None) -> None:
+        """Where `holds` is false, the entry frees its scratch, writes its fault record
+        (check number + 1, then an extract's dimension, index and size) and returns the check
+        number + 1; `b` continues where it holds."""
+        fail = b.append_basic_block("check.fail")
+        ok = b.append_basic_block("check.ok")
+        b.cbranch(holds, ok, fail).set_weights([1 << 20, 1])
+        b.position_at_end(fail)
+        for ptr in self.scratch:  # all allocated on every path here, none freed yet
+            b.call(self._free(), [ptr])
+        code = I64(check + 1)
+        for j, word in enumerate((code, *(detail or (I64(0),) * 3))):
+            b.store(word, b.gep(self.fault, [I64(j)], inbounds=True))
+        b.ret(code)
+        b.position_at_end(ok)
 
     def dim(self, d: k.Dim) -> ir.Value:
         return self.push[d.index] if isinstance(d, k.PushDim) else I64(d)
@@ -378,6 +396,13 @@ class EntryLowering:
             args = []
             for a in op.args:
                 args.append((yield from get(a)))
+            if op.op == "extract":
+                values[base + j] = yield from emit_extract(self, b, view, j, args)
+                continue
+            if op.op == "assert":
+                self.fail_unless(b, args[0], view.check_of[j])
+                values[base + j] = args[0]
+                continue
             values[base + j] = s.emit_scalar(b, op.op, args, op.dtype, op.attr,
                                              [dtypes[a] for a in op.args], flags)
         out_dtypes = [self.kv.dtype[o] for o in view.outputs]

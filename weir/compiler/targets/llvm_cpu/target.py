@@ -31,7 +31,11 @@ def optimize(module: ir.Module | str, cpu: CpuTarget) -> llvm.ModuleRef:
     parsed = llvm.parse_assembly(str(module))
     parsed.verify()
     tm = cpu.target_machine()
-    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3))
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    # A short static inner loop (an embedding row of 16) is unrolled whole before the loop
+    # vectoriser sees it; the SLP vectoriser (off in llvmlite's defaults) packs the copies.
+    tuning.slp_vectorization = True
+    pb = llvm.create_pass_builder(tm, tuning)
     pb.getModulePassManager().run(parsed, pb)
     return parsed
 

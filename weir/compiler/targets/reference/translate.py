@@ -9,7 +9,7 @@ from weir.compiler.targets.element_types import dtype_name
 from weir.compiler.targets.reference import translate_slices
 from weir.compiler.targets.reference.translate_ext import YIELD_OPS, translate_ext
 from weir.format import reference_kernel as k
-from weir.ir.diagnostics import error_at
+from weir.ir.diagnostics import error_at, location_of
 from weir.dialects import linalg_ext
 from weir.ir.window_ops import KERNEL_WINDOWS, WINDOW_LAYOUTS, WindowLayout, window_pair
 from weir.ir.upstream import (
@@ -19,6 +19,7 @@ from weir.ir.upstream import (
     arith,
     ArrayAttr,
     Block,
+    cf,
     DenseIntOrFPElementsAttr,
     EmptyOp,
     FloatAttr,
@@ -164,7 +165,10 @@ class EntryTranslator:
                 self._value(op.input, op), self._value(op.init, op),
                 tuple(op.dimensions.get_values())))  # type: ignore[arg-type]
         elif isinstance(op, linalg.ReduceOp):
-            body, yields = self._body(op.region.block, op)
+            body, yields, captures, _ = self._body(op.region.block, op)
+            if captures or any(s.op in k.CHECKED_SCALAR_OPS for s in body):
+                raise error_at(op, f"{self.target} target: tensor.extract and cf.assert are not "
+                                   "supported in a linalg.reduce body")
             self._emit(op.result[0], k.Reduce(
                 (self._value(op.input, op),), (self._value(op.init, op),),
                 tuple(op.dimensions.get_values()), body, yields))  # type: ignore[arg-type]
@@ -229,11 +233,11 @@ class EntryTranslator:
             maps.append(tuple(entries))
         iterators = tuple(it.data.value for it in op.iterator_types)
         self._check_output_maps(op, maps[len(op.inputs):], iterators)
-        body, yields = self._body(op.body.block, op)
+        body, yields, captures, checks = self._body(op.body.block, op)
         node = self._emit(None, k.Generic(
             tuple(self._value(v, op) for v in op.inputs),
             tuple(self._value(v, op) for v in op.outputs),
-            tuple(maps), iterators, body, yields))
+            tuple(maps), iterators, body, yields, captures, checks))
         if len(op.results) == 1:
             self.values[op.results[0]] = node
         else:
@@ -258,10 +262,15 @@ class EntryTranslator:
                 raise error_at(op, f"{self.target} target: output #{i} of linalg.generic "
                                    f"{problem}, which is not supported")
 
-    def _body(self, block: Block, owner: Operation) -> tuple[tuple[k.ScalarOp, ...], tuple[int, ...]]:
+    def _body(self, block: Block, owner: Operation) -> tuple[
+            tuple[k.ScalarOp, ...], tuple[int, ...], tuple[int, ...], tuple[str, ...]]:
+        """The body's scalar ops and yields, the tensors its `extract`s read (value numbers) and
+        the message of each check (`extract`, `assert`) in body order."""
         numbers: dict[SSAValue, int] = {a: i for i, a in enumerate(block.args)}
         ops: list[k.ScalarOp] = []
         base = len(block.args)
+        captures: list[int] = []
+        checks: list[str] = []
 
         def number(v: SSAValue, user: Operation) -> int:
             if v in numbers:
@@ -281,11 +290,22 @@ class EntryTranslator:
                 break
             if op not in live:
                 continue  # computes nothing the body yields (the kernel format refuses dead code)
-            result_dtype = dtype_name(op.results[0].type, op)
+            result_dtype = dtype_name(op.results[0].type if op.results else op.operands[0].type,
+                                      op)
             if isinstance(op, arith.ConstantOp):
                 ops.append(k.ScalarOp("constant", (), result_dtype, _scalar_value(op.value)))
             elif isinstance(op, linalg.IndexOp):
                 ops.append(k.ScalarOp("index", (), "index", op.dim.value.data))
+            elif isinstance(op, tensor.ExtractOp):
+                table = self._value(op.tensor, op)
+                if table not in captures:
+                    captures.append(table)
+                ops.append(k.ScalarOp("extract", tuple(number(v, op) for v in op.indices),
+                                      result_dtype, captures.index(table)))
+                checks.append(f"tensor.extract at {_where(op)}")
+            elif isinstance(op, cf.AssertOp):
+                ops.append(k.ScalarOp("assert", (number(op.arg, op),), "i1"))
+                checks.append(f"cf.assert at {_where(op)} failed: {op.msg.data}")
             elif op.name in ELEMENTWISE_OPS:
                 name = ELEMENTWISE_OPS[op.name]
                 args = tuple(number(v, op) for v in op.operands)
@@ -300,16 +320,23 @@ class EntryTranslator:
             else:
                 raise error_at(op, f"{self.target} target: '{op.name}' is not supported in a "
                                    f"{owner.name} body")
-            numbers[op.results[0]] = base + len(ops) - 1
-        return tuple(ops), yields
+            if op.results:
+                numbers[op.results[0]] = base + len(ops) - 1
+        return tuple(ops), yields, tuple(captures), tuple(checks)
+
+
+def _where(op: Operation) -> str:
+    filename, line, col = location_of(op)
+    return f"{filename}:{line}:{col}"
 
 
 def _live_ops(block: Block) -> set[Operation]:
-    """The ops of a body whose results reach its yield, directly or through other ops."""
+    """The ops of a body whose results reach its yield or an assert, directly or through other
+    ops (a kept assert is a check the body must run)."""
     live: set[Operation] = set()
     needed: set[SSAValue] = set()
     for op in reversed(list(block.ops)):
-        if isinstance(op, (linalg.YieldOp, *YIELD_OPS)) or any(r in needed for r in op.results):
+        if isinstance(op, (linalg.YieldOp, cf.AssertOp, *YIELD_OPS)) or any(r in needed for r in op.results):
             live.add(op)
             needed.update(op.operands)
     return live

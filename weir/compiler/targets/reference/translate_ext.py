@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from weir.dialects import iree_linalg_ext as ext, tm_tensor
 from weir.dialects.iree_linalg_ext_map import MapLoadOp, MapStoreOp
 from weir.format import reference_kernel as k
+from weir.ir.diagnostics import error_at
 from weir.ir.upstream import Operation
 
 if TYPE_CHECKING:
@@ -17,6 +18,18 @@ if TYPE_CHECKING:
 # The regions' terminators: IREE's and torch-mlir's.
 YIELD_OPS = (ext.YieldOp, tm_tensor.YieldOp)
 KERNEL_OPS = ext.KERNEL_OPS
+
+
+def _region_body(tr: EntryTranslator, op: Operation) -> tuple[tuple[k.ScalarOp, ...],
+                                                              tuple[int, ...]]:
+    """A comparator/combiner region's scalar ops: these kernels run no checked body ops, so a
+    gather (`tensor.extract`) or a kept `cf.assert` in such a region is refused where it is."""
+    region = op.regions[0]
+    body, yields, captures, checks = tr._body(region.block, op)  # pyright: ignore[reportPrivateUsage]
+    if captures or checks:
+        raise error_at(op, f"{tr.target} target: tensor.extract and cf.assert are not supported "
+                           f"in the region of '{op.name}'")
+    return body, yields
 
 
 def translate_ext(tr: EntryTranslator, op: Operation) -> bool:
@@ -28,7 +41,7 @@ def translate_ext(tr: EntryTranslator, op: Operation) -> bool:
     assert isinstance(op, ext.ExtOp)
     v = lambda x: tr._value(x, op)  # noqa: E731  # pyright: ignore[reportPrivateUsage]
     if isinstance(op, ext.Sort | ext.Scan):
-        body, yields = tr._body(op.region.block, op)  # pyright: ignore[reportPrivateUsage]
+        body, yields = _region_body(tr, op)
         if isinstance(op, ext.Sort):
             node: k.KernelOp = k.Sort(tuple(v(x) for x in op.outputs), op.dim(), body, yields)
         else:
@@ -45,7 +58,7 @@ def translate_ext(tr: EntryTranslator, op: Operation) -> bool:
     assert op.dimension_map is not None
     dims = tuple(op.dimension_map.get_values())
     if isinstance(op, ext.Scatter):
-        body, yields = tr._body(op.region.block, op)  # pyright: ignore[reportPrivateUsage]
+        body, yields = _region_body(tr, op)
         tr._emit(op.results_[0], k.Scatter(  # pyright: ignore[reportPrivateUsage]
             v(op.inputs[0]), v(indices), mask, v(op.outputs[0]), dims, len(batch), body, yields))
     else:
@@ -58,7 +71,7 @@ def translate_map(tr: EntryTranslator, op: Operation) -> bool:
     """map_load / map_store: their region's index arguments are the body's arguments."""
     if not isinstance(op, MapLoadOp | MapStoreOp):
         return False
-    body, yields = tr._body(op.region.block, op)  # pyright: ignore[reportPrivateUsage]
+    body, yields = _region_body(tr, op)
     cls = k.MapLoad if isinstance(op, MapLoadOp) else k.MapStore
     tr._emit(op.result, cls(tr._value(op.value, op), tr._value(op.output, op),  # pyright: ignore[reportPrivateUsage]
                             body, yields))
