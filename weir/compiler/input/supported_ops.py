@@ -30,13 +30,13 @@ ELEMENTWISE_OPS: dict[str, str] = {
     "math.round": "round", "math.roundeven": "roundeven", "math.fma": "fma",
 }
 
-# Elementwise arith ops with no kernel scalar op of their own: two results (the extended
-# additions and multiplications) or a composition of simpler ops (the scaling casts). On tensors
+# Elementwise arith/math ops with no kernel scalar op of their own: two results (the extended
+# additions and multiplications) or a composition of simpler ops (the scaling casts, fpowi). On tensors
 # they become generics like the ops above (convert-elementwise-to-linalg); expand-compound-arith
 # then writes each scalar one as the ops above.
 COMPOUND_OPS: frozenset[str] = frozenset({
     "arith.addui_extended", "arith.mulsi_extended", "arith.mului_extended",
-    "arith.scaling_extf", "arith.scaling_truncf",
+    "arith.scaling_extf", "arith.scaling_truncf", "math.fpowi",
 })
 
 # Ops that carry structure rather than math; each is handled by a named pass.
