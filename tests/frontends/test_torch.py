@@ -150,3 +150,21 @@ def test_weir_compile_error_is_located_in_kept_mlir(tmp_path: Path) -> None:
     line = kept.read_text().splitlines()[error.value.line - 1]
     assert error.value.filename == str(kept) and "cf.assert" in line
     assert "'cf.assert' in a linalg op body is not supported" in error.value.message
+
+
+class Offsets(torch.nn.Module):
+    """A non-persistent buffer (as BERT's position ids): torch.export keeps it among the
+    program's constants, not in its state dict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("offsets", torch.arange(4.0), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2 + self.offsets
+
+
+def test_non_persistent_buffer_is_a_constant() -> None:
+    model, x = Offsets(), torch.randn(3, 4)
+    with wt.compile(model, x, target="reference", device="local-sync") as cm:
+        torch.testing.assert_close(cm(x), model(x), rtol=RTOL, atol=ATOL)
