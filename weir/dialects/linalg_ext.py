@@ -5,7 +5,7 @@ names the operands and sizes that disagree.
 - Contractions (`batch_matmul`, `batch_matvec`, `matvec`, `vecmat`, `dot`, `matmul_transpose_a/b`,
   `batch_matmul_transpose_a/b`) are one class, `NamedContraction`, driven by an einsum-like spec:
   the spec gives the loops, the maps, the iterator kinds and the shape check at once.
-- Window ops (`depthwise_conv_2d_nhwc_hwc`, `pooling_nhwc_max/sum`, `pooling_nchw_sum`) reuse
+- Window ops (`depthwise_conv_2d_nhwc_hwc/nchw_chw`, `pooling_nhwc_max/sum`, `pooling_nchw_sum`) reuse
   xDSL's conv/pooling bases, so the parser gives them MLIR's default unit strides/dilations and
   `weir.ir.window_ops` checks their shapes like the upstream ones.
 - `linalg.map` and `linalg.softmax` have syntax of their own (in `linalg_map`); elementwise
@@ -514,6 +514,28 @@ class DepthwiseConv2DNhwcHwcOp(ConvOperation):
         return ArrayAttr([IteratorTypeAttr.parallel()] * 4 + [IteratorTypeAttr.reduction()] * 2)
 
 
+@irdl_op_definition
+class DepthwiseConv2DNchwChwOp(ConvOperation):
+    """The channels-first depthwise convolution (torch-mlir's form of a convolution with one
+    group per channel): out[n, c, oh, ow] += in[n, c, oh*sh + kh*dh, ow*sw + kw*dw] *
+    filter[c, kh, kw]."""
+
+    name = "linalg.depthwise_conv_2d_nchw_chw"
+
+    @classmethod
+    def get_hidden_region(cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Region:
+        return _multiply_add(inputs, outputs)
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        n, c, oh, ow, kh, kw = (AffineDimExpr(d) for d in range(6))
+        (sh, sw), (dh, dw) = self.strides.get_values(), self.dilations.get_values()
+        return (AffineMap(6, 0, (n, c, oh * sh + kh * dh, ow * sw + kw * dw)),
+                AffineMap(6, 0, (c, kh, kw)), AffineMap(6, 0, (n, c, oh, ow)))
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return ArrayAttr([IteratorTypeAttr.parallel()] * 4 + [IteratorTypeAttr.reduction()] * 2)
+
+
 class _Pooling(PoolingOperation):
     """Pooling over an (H, W) window, whose operand only gives the window's size."""
 
@@ -561,7 +583,8 @@ class PoolingNchwSumOp(_Pooling):
 
 KERNEL_OPS: tuple[type[Operation], ...] = (
     BatchMatmulOp, upstream.Conv2DNchwFchwOp, upstream.Conv2DNhwc_FhwcOp,
-    DepthwiseConv2DNhwcHwcOp, PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp,
+    DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNchwChwOp, PoolingNhwcMaxOp, PoolingNhwcSumOp,
+    PoolingNchwSumOp,
 )
 """Named ops, beyond xDSL's matmul/conv_2d_nhwc_hwcf/pooling_nchw_max, that stay named until a
 target lowers them onto one of its kernels (Matmul, Conv2D, Pool2D): each is a dispatch root."""
@@ -570,6 +593,6 @@ DIALECT = Dialect("linalg", [
     BatchMatmulOp, BatchMatvecOp, BatchMatmulTransposeAOp, BatchMatmulTransposeBOp, MatmulTransposeAOp,
     MatmulTransposeBOp, MatvecOp, VecmatOp, DotOp, MatmulOp, ReduceOp, TransposeOp, BroadcastOp,
     GenericOp, FillOp,
-    DepthwiseConv2DNhwcHwcOp,
+    DepthwiseConv2DNhwcHwcOp, DepthwiseConv2DNchwChwOp,
     PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp, MapOp, SoftmaxOp, *ELEMENTWISE_OPS,
 ])

@@ -45,6 +45,7 @@ WINDOW_LAYOUTS: dict[str, WindowLayout] = {
     "linalg.conv_2d_nhwc_fhwc": WindowLayout("NHWC", "FHWC", "NHWF", "filter"),
     "linalg.conv_2d_nchw_fchw": WindowLayout("NCHW", "FCHW", "NFHW", "filter"),
     "linalg.depthwise_conv_2d_nhwc_hwc": WindowLayout("NHWC", "HWC", "NHWC", "filter"),
+    "linalg.depthwise_conv_2d_nchw_chw": WindowLayout("NCHW", "CHW", "NCHW", "filter"),
     "linalg.pooling_nchw_max": WindowLayout("NCHW", "HW", "NCHW", "window", "max"),
     "linalg.pooling_nchw_sum": WindowLayout("NCHW", "HW", "NCHW", "window", "sum"),
     "linalg.pooling_nhwc_max": WindowLayout("NHWC", "HW", "NHWC", "window", "max"),

@@ -55,7 +55,8 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "linalg.dot", "linalg.map", "linalg.copy", "linalg.softmax", "linalg.add", "linalg.sub",
         "linalg.mul", "linalg.max", "linalg.min", "linalg.exp", "linalg.log", "linalg.sqrt",
         "linalg.select", "linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_fhwc",
-        "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_max",
+        "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.depthwise_conv_2d_nchw_chw",
+        "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_max",
         "linalg.pooling_nhwc_sum",
         "flow.tensor.transfer",
         # Scalars in and out of tensors: splat/from_elements/insert become dispatches in the flow
