@@ -185,17 +185,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"--iree-venv {args.iree_venv}: no bin/iree-compile there")
         timing = Timing(args.repetitions, args.min_time)
         version = iree_version(venv) if venv else None
-        rows = []
+        rows: list[Row] = []
+        args.out.mkdir(parents=True, exist_ok=True)
         for index, name in enumerate(names, 1):
             began = time.perf_counter()
             _log(f"[{index}/{len(names)}] {name}")
             rows.append(run_model(name, args.size, timing, venv))
             _log(f"  {name}: {time.perf_counter() - began:.0f} s")
-        table = markdown(rows, args.size, version)
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "models.md").write_text(table)
-        (args.out / "models.json").write_text(
-            json.dumps(to_json(rows, args.size, version), indent=2) + "\n")
+            # Written after every model: a long run stopped early keeps the rows it finished.
+            table = markdown(rows, args.size, version)
+            (args.out / "models.md").write_text(table)
+            (args.out / "models.json").write_text(
+                json.dumps(to_json(rows, args.size, version), indent=2) + "\n")
         sys.stdout.write(table)
         return 0
 

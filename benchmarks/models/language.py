@@ -41,7 +41,8 @@ def bert(batch: int, seq: int, hidden: int, layers: int, heads: int, vocab: int)
 
 def _gpt2(hidden: int, layers: int, heads: int, vocab: int) -> GPT2LMHeadModel:
     config = GPT2Config(vocab_size=vocab, n_embd=hidden, n_layer=layers, n_head=heads,
-                        n_positions=256, bos_token_id=0, eos_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+                        n_positions=256, bos_token_id=0, eos_token_id=0, resid_pdrop=0.0,
+                        embd_pdrop=0.0, attn_pdrop=0.0,
                         attn_implementation="eager")
     torch.manual_seed(6)
     return GPT2LMHeadModel(config).eval()

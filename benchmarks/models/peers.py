@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -70,7 +71,7 @@ def dispatch_count(module: bytes, work: Path) -> int:
     weir-dump-module (the zoo's programs have no loops, so each runs once per call)."""
     path = work / "model.wvm"
     path.write_bytes(module)
-    done = subprocess.run([*suite_peers._weir_tool("dump_module"), str(path)],
+    done = subprocess.run([sys.executable, "-m", "weir.tools.dump_module", str(path)],
                           capture_output=True, text=True, check=True, cwd=suite_peers.REPO_ROOT)
     return done.stdout.count(_DISPATCH)
 

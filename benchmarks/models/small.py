@@ -32,7 +32,8 @@ class LSTMTagger(nn.Module):
 
 def lstm(batch: int, steps: int, features: int, hidden: int, classes: int, layers: int) -> Built:
     torch.manual_seed(3)
-    return LSTMTagger(features, hidden, classes, layers).eval(), (torch.randn(batch, steps, features),)
+    model = LSTMTagger(features, hidden, classes, layers).eval()
+    return model, (torch.randn(batch, steps, features),)
 
 
 class SamplingHead(nn.Module):

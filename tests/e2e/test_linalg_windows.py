@@ -1,7 +1,7 @@
 """Convolution and pooling layouts beyond NHWC/HWCF and NCHW max pooling, compiled and run on
 every host target (the `run` fixture), against numpy references over sliding windows:
-conv_2d_nchw_fchw, conv_2d_nhwc_fhwc, depthwise_conv_2d_nhwc_hwc/nchw_chw, pooling_nhwc_max/sum and
-pooling_nchw_sum, with strides and dilations. Floats to 1e-5 relative, integers exactly."""
+conv_2d_nchw_fchw, conv_2d_nhwc_fhwc, depthwise_conv_2d_nhwc_hwc/nchw_chw, pooling_nhwc_max/sum
+and pooling_nchw_sum, with strides and dilations. Floats to 1e-5 relative, integers exactly."""
 
 from __future__ import annotations
 

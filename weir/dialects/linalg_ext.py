@@ -5,9 +5,9 @@ names the operands and sizes that disagree.
 - Contractions (`batch_matmul`, `batch_matvec`, `matvec`, `vecmat`, `dot`, `matmul_transpose_a/b`,
   `batch_matmul_transpose_a/b`) are one class, `NamedContraction`, driven by an einsum-like spec:
   the spec gives the loops, the maps, the iterator kinds and the shape check at once.
-- Window ops (`depthwise_conv_2d_nhwc_hwc/nchw_chw`, `pooling_nhwc_max/sum`, `pooling_nchw_sum`) reuse
-  xDSL's conv/pooling bases, so the parser gives them MLIR's default unit strides/dilations and
-  `weir.ir.window_ops` checks their shapes like the upstream ones.
+- Window ops (`depthwise_conv_2d_nhwc_hwc/nchw_chw`, `pooling_nhwc_max/sum`, `pooling_nchw_sum`)
+  reuse xDSL's conv/pooling bases, so the parser gives them MLIR's default unit
+  strides/dilations and `weir.ir.window_ops` checks their shapes like the upstream ones.
 - `linalg.map` and `linalg.softmax` have syntax of their own (in `linalg_map`); elementwise
   named ops xDSL lacks (`negf`) are in `linalg_elementwise`.
 - `MatmulOp` refines xDSL's `linalg.matmul`: it accepts MLIR's `indexing_maps = [...]` (xDSL

@@ -46,8 +46,8 @@ def to_linalg(program: torch.export.ExportedProgram, name: str) -> str:
 
     handler = context.attach_diagnostic_handler(collect)
     try:
-        module = export_and_import(_buffers_in_state_dict(program), output_type="raw", func_name="main",
-                                   fx_importer=FxImporter(context=context))
+        module = export_and_import(_buffers_in_state_dict(program), output_type="raw",
+                                   func_name="main", fx_importer=FxImporter(context=context))
         aten_ops = _aten_ops_by_location(module)
         try:
             run_pipeline_with_repro_report(module, TO_TORCH_BACKEND, "torch-mlir: to torch IR")
