@@ -74,14 +74,16 @@ _MOBILENET_STAGES = ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
 
 
 class MobileNetV2(nn.Module):
-    def __init__(self, width: int = 32, classes: int = 1000, repeats: int = 4) -> None:
-        """`repeats` caps each stage's repeated blocks (4, the largest, is the whole network;
-        the tests take 1: each stage's first block, strided or widening)."""
+    def __init__(self, width: int = 32, classes: int = 1000, repeats: int = 4,
+                 stages: int = 7) -> None:
+        """`repeats` caps each stage's repeated blocks and `stages` keeps the first stages (4
+        and 7 are the whole network; the tests take 2 and 3: the unexpanded block, strided
+        and widening blocks, and residual ones)."""
         super().__init__()
         scale = width / 32
         layers: list[nn.Module] = [*_conv_bn(3, width, 3, 2), nn.ReLU6()]
         cin = width
-        for expand, channels, count, stride in _MOBILENET_STAGES:
+        for expand, channels, count, stride in _MOBILENET_STAGES[:stages]:
             cout = max(4, int(channels * scale))
             for i in range(min(count, repeats)):
                 layers.append(InvertedResidual(cin, cout, stride if i == 0 else 1, expand))
@@ -114,9 +116,9 @@ def resnet18(batch: int, image: int, width: int, classes: int,
     return model.eval(), (torch.randn(batch, 3, image, image),)
 
 
-def mobilenet_v2(batch: int, image: int, width: int, classes: int,
-                 repeats: int) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+def mobilenet_v2(batch: int, image: int, width: int, classes: int, repeats: int,
+                 stages: int) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(2)
-    model = MobileNetV2(width, classes, repeats)
+    model = MobileNetV2(width, classes, repeats, stages)
     randomize_batch_norms(model)
     return model.eval(), (torch.randn(batch, 3, image, image),)
