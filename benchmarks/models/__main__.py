@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -78,9 +79,12 @@ def _time(outcome: Outcome | None) -> str:
 
 
 def markdown(rows: Sequence[Row], size: str, version: str | None) -> str:
+    # The load says how far the times can be trusted: on a shared machine every peer slows.
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     head = (f"Zoo models at `{size}` size; weir llvm-cpu; times are medians of one call; "
             f"ratios are weir's time over the other's (below 1: weir faster); IREE "
-            f"{version or 'not run'}, llvm-cpu, target cpu host.\n\n")
+            f"{version or 'not run'}, llvm-cpu, target cpu host; {os.cpu_count()} CPUs, load "
+            f"average {load} when written.\n\n")
     columns = ("model", "linalg ops", "weir dispatches", "max diff vs eager", "weir sync",
                "weir task", "eager", "inductor", "IREE sync", "IREE task", "weir/IREE sync",
                "weir/IREE task", "weir task/eager", "weir task/inductor", "weir compile",
