@@ -12,7 +12,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,torch,onnx]'
+	$(BIN)/pip install --quiet -e '.[test,torch,onnx,zoo]'
 	touch $(STAMP)
 
 demo: $(STAMP)

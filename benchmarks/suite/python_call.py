@@ -42,7 +42,13 @@ def iree_call(module: Path, function: str, device: str = DEVICE) -> Callable[...
     context = iree.SystemContext(config=config)
     context.add_vm_module(iree.VmModule.mmap(config.vm_instance, str(module)))
     call = context.modules.module[function]
-    return lambda *args: call(*args).to_host()
+
+    def to_host(*args: Any) -> Any:
+        results = call(*args)  # one device array, or a tuple of them for several results
+        if isinstance(results, tuple | list):
+            return tuple(r.to_host() for r in results)
+        return results.to_host()
+    return to_host
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """Convolution and pooling layouts beyond NHWC/HWCF and NCHW max pooling, compiled and run on
 every host target (the `run` fixture), against numpy references over sliding windows:
-conv_2d_nchw_fchw, conv_2d_nhwc_fhwc, depthwise_conv_2d_nhwc_hwc, pooling_nhwc_max/sum and
-pooling_nchw_sum, with strides and dilations. Floats to 1e-5 relative, integers exactly."""
+conv_2d_nchw_fchw, conv_2d_nhwc_fhwc, depthwise_conv_2d_nhwc_hwc/nchw_chw, pooling_nhwc_max/sum
+and pooling_nchw_sum, with strides and dilations. Floats to 1e-5 relative, integers exactly."""
 
 from __future__ import annotations
 
@@ -115,6 +115,23 @@ def test_depthwise_conv_nhwc_hwc(run: Runner, n: int, hw: Pair, c: int, khw: Pai
     patches = windows(x, khw, strides, dilations, (1, 2)).astype(init.dtype)
     expected = init + np.einsum("nhwcij,ijc->nhwc", patches, w.astype(init.dtype))
     check(run(src, "f", x, w, init), expected, out_ty)
+
+
+@pytest.mark.parametrize("n, hw, c, khw, strides, dilations, ty", [
+    (1, (7, 8), 3, (3, 3), (1, 1), (1, 1), "f32"),
+    (2, (11, 9), 5, (3, 2), (2, 2), (1, 2), "f32"),
+], ids=["unit", "stride-dilation"])
+def test_depthwise_conv_nchw_chw(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
+                                 strides: Pair, dilations: Pair, ty: str) -> None:
+    """The channels-first form torch-mlir writes for a grouped convolution with one group per
+    channel (MobileNet's depthwise layers)."""
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, c, *hw), (c, *khw), (n, c, oh, ow)
+    x, w, init = random(xs, ty), random(ws, ty), random(os, ty)
+    src = window_program("depthwise_conv_2d_nchw_chw", xs, ws, os, ty, ty, strides, dilations)
+    patches = windows(x, khw, strides, dilations, (2, 3))  # n, c, oh, ow, kh, kw
+    expected = init + np.einsum("nchwij,cij->nchw", patches, w).astype(init.dtype)
+    check(run(src, "f", x, w, init), expected, ty)
 
 
 POOLS = [  # n, (h, w), c, window, strides, dilations, type

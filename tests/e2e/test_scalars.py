@@ -364,3 +364,25 @@ def test_host_comparison_selects_inside_a_dispatch(run: Runner) -> None:
     x = np.array([-2**62, -5, 0, 3, 9, 2**62], np.int64)
     np.testing.assert_array_equal(run(src, "clamp", x, -4, 8), np.clip(x, -4, 8))
     np.testing.assert_array_equal(run(src, "clamp", x, 8, -4), np.clip(x, -4, 8))
+
+
+def test_float_to_integer_power_on_tensors(run: Runner) -> None:
+    """math.fpowi in a generic body (torch-mlir writes x**3 so): negative bases keep the sign
+    of odd powers, a zero exponent gives 1."""
+    src = """
+    func.func @fpowi(%x: tensor<6xf32>, %n: tensor<6xi64>) -> tensor<6xf32> {
+      %e = tensor.empty() : tensor<6xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
+                                            affine_map<(d0) -> (d0)>],
+                           iterator_types = ["parallel"]}
+          ins(%x, %n : tensor<6xf32>, tensor<6xi64>) outs(%e : tensor<6xf32>) {
+      ^bb0(%a: f32, %b: i64, %o: f32):
+        %p = math.fpowi %a, %b : f32, i64
+        linalg.yield %p : f32
+      } -> tensor<6xf32>
+      return %r : tensor<6xf32>
+    }"""
+    x = np.array([-1.5, 2.0, -3.0, 0.5, -2.0, 7.0], np.float32)
+    n = np.array([3, 3, 2, -2, 0, 1], np.int64)
+    got = run(src, "fpowi", x, n)
+    np.testing.assert_allclose(np.asarray(got), x.astype(np.float64) ** n, rtol=4e-7)

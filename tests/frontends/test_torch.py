@@ -164,3 +164,21 @@ def test_kept_batch_norm_asserts_hold_and_the_cnn_matches_eager(tmp_path: Path,
                     strip_assertions=False) as cm, torch.no_grad():
         assert "cf.assert" in kept.read_text()
         torch.testing.assert_close(cm(x), model(x), rtol=RTOL, atol=ATOL)
+
+
+class Offsets(torch.nn.Module):
+    """A non-persistent buffer (as BERT's position ids): torch.export keeps it among the
+    program's constants, not in its state dict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("offsets", torch.arange(4.0), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2 + self.offsets
+
+
+def test_non_persistent_buffer_is_a_constant() -> None:
+    model, x = Offsets(), torch.randn(3, 4)
+    with wt.compile(model, x, target="reference", device="local-sync") as cm:
+        torch.testing.assert_close(cm(x), model(x), rtol=RTOL, atol=ATOL)

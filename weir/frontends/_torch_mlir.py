@@ -3,10 +3,12 @@ text, with torch-mlir's failures turned into one line naming the aten op it coul
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 import torch
+from torch.export.graph_signature import ExportGraphSignature, InputKind
 from torch_mlir import ir
 from torch_mlir.compiler_utils import (
     OutputType,
@@ -44,8 +46,8 @@ def to_linalg(program: torch.export.ExportedProgram, name: str) -> str:
 
     handler = context.attach_diagnostic_handler(collect)
     try:
-        module = export_and_import(program, output_type="raw", func_name="main",
-                                   fx_importer=FxImporter(context=context))
+        module = export_and_import(_buffers_in_state_dict(program), output_type="raw",
+                                   func_name="main", fx_importer=FxImporter(context=context))
         aten_ops = _aten_ops_by_location(module)
         try:
             run_pipeline_with_repro_report(module, TO_TORCH_BACKEND, "torch-mlir: to torch IR")
@@ -55,6 +57,28 @@ def to_linalg(program: torch.export.ExportedProgram, name: str) -> str:
         return str(module)
     finally:
         handler.detach()
+
+
+def _buffers_in_state_dict(
+        program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """torch-mlir's importer looks every buffer up in the state dict, but torch.export keeps the
+    non-persistent ones (BERT's position ids) among the constants: the same program with them
+    made persistent, so in its state dict."""
+    signature = program.graph_signature
+    missing = {spec.target for spec in signature.input_specs
+               if spec.kind == InputKind.BUFFER and spec.persistent is False}
+    if not missing:
+        return program
+    inputs = [dataclasses.replace(spec, persistent=True) if spec.target in missing else spec
+              for spec in signature.input_specs]
+    return torch.export.ExportedProgram(
+        root=program.graph_module, graph=program.graph,
+        graph_signature=ExportGraphSignature(inputs, signature.output_specs),
+        state_dict={**program.state_dict, **{n: program.constants[n] for n in missing}},
+        range_constraints=program.range_constraints,
+        module_call_graph=program.module_call_graph, example_inputs=program.example_inputs,
+        constants={n: c for n, c in program.constants.items() if n not in missing},
+        verifiers=program.verifiers)
 
 
 def _aten_ops_by_location(module: Any) -> dict[str, list[str]]:

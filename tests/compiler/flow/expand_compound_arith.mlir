@@ -2,11 +2,13 @@
 // as the single ops that compute it: addui_extended as addi and an unsigned compare,
 // mul*_extended through an i64 product up to 32 bits and from 32-bit halves for 64-bit types,
 // the scaling casts through the power of two in the scale's exponent field. Ops inside generic
-// bodies are rewritten alike, and nothing compound is left.
+// bodies are rewritten alike, and nothing compound is left. fpowi (GPT-2's tanh GELU cubes its
+// input) is powf of the converted exponent.
 // RUN: weir-opt --split-input-file --expand-compound-arith %s | filecheck %s
 // RUN: weir-opt --split-input-file --expand-compound-arith %s | filecheck %s --check-prefix=GONE
 // GONE-NOT: _extended
 // GONE-NOT: scaling_
+// GONE-NOT: fpowi
 
 // CHECK-LABEL: func.func @add_with_carry
 // CHECK-SAME: (%[[A:[^:]*]]: i32, %[[B:[^:]*]]: i32)
@@ -134,4 +136,18 @@ func.func @in_a_body(%a: tensor<4xi8>, %b: tensor<4xi8>) -> tensor<4xi1> {
     linalg.yield %s, %c : i8, i1
   } -> (tensor<4xi8>, tensor<4xi1>)
   return %r#1 : tensor<4xi1>
+}
+
+// -----
+
+// fpowi: the integer exponent converted to the base's float type, then powf (which keeps the
+// sign of a negative base raised to an odd integer).
+// CHECK-LABEL: func.func @float_to_integer_power
+// CHECK-SAME: (%[[X:[^:]*]]: f32, %[[N:[^:]*]]: i64)
+// CHECK: %[[NF:.*]] = arith.sitofp %[[N]] : i64 to f32
+// CHECK: %[[P:.*]] = math.powf %[[X]], %[[NF]] : f32
+// CHECK: return %[[P]] : f32
+func.func @float_to_integer_power(%x: f32, %n: i64) -> f32 {
+  %p = math.fpowi %x, %n : f32, i64
+  return %p : f32
 }

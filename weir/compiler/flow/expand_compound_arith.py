@@ -10,6 +10,8 @@ tensors have become scalars inside generic bodies; host scalars are rewritten in
 - `scaling_extf`/`scaling_truncf`: the scale is read as an OCP MX scale: the exponent field of
   its f32 value gives the power of two 2^(e-127) (2^-127 for a zero field, NaN for all ones), by
   which `extf(in)` is multiplied or `in` divided before `truncf`.
+- `math.fpowi`: `powf` of the exponent converted by `sitofp` (exact up to 2^24 in f32, and
+  powf gives a negative base's odd integer powers their sign).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from weir.ir.upstream import (
     InsertPoint,
     IntegerAttr,
     IntegerType,
+    math,
     ModuleOp,
     Operation,
     SSAValue,
@@ -33,7 +36,7 @@ from weir.ir.upstream import (
 
 _I32, _I64, _F32 = IntegerType(32), IntegerType(64), Float32Type()
 _EXPANDED = ("arith.addui_extended", "arith.mulsi_extended", "arith.mului_extended",
-             "arith.scaling_extf", "arith.scaling_truncf")
+             "arith.scaling_extf", "arith.scaling_truncf", "math.fpowi")
 
 
 class ExpandCompoundArith(Pass):
@@ -47,6 +50,8 @@ class ExpandCompoundArith(Pass):
             elif op.name in ("arith.mulsi_extended", "arith.mului_extended"):
                 signed = op.name == "arith.mulsi_extended"
                 results = e.mul_extended(op.operands[0], op.operands[1], signed)
+            elif op.name == "math.fpowi":
+                results = [e.fpowi(op.operands[0], op.operands[1])]
             elif op.name == "arith.scaling_extf":
                 results = [e.scaling_extf(op.operands[0], op.operands[1], op.results[0].type)]
             else:
@@ -123,6 +128,9 @@ class _Emitter:
         b_sign = self.binary(arith_ext.ShRSIOp, b, 63)
         high = self.binary(arith.SubiOp, high, self.binary(arith.AndIOp, a_sign, b))
         return self.binary(arith.SubiOp, high, self.binary(arith.AndIOp, b_sign, a))
+
+    def fpowi(self, x: SSAValue, n: SSAValue) -> SSAValue:
+        return self._add(math.PowFOp(x, self._add(arith_ext.SIToFPOp(n, x.type))))
 
     # --- scaling casts ------------------------------------------------------------------------
 

@@ -31,13 +31,13 @@ ELEMENTWISE_OPS: dict[str, str] = {
     "math.round": "round", "math.roundeven": "roundeven", "math.fma": "fma",
 }
 
-# Elementwise arith ops with no kernel scalar op of their own: two results (the extended
-# additions and multiplications) or a composition of simpler ops (the scaling casts). On tensors
+# Elementwise arith/math ops with no kernel scalar op of their own: two results (the extended
+# additions and multiplications) or a composition of simpler ops (the scaling casts, fpowi). On tensors
 # they become generics like the ops above (convert-elementwise-to-linalg); expand-compound-arith
 # then writes each scalar one as the ops above.
 COMPOUND_OPS: frozenset[str] = frozenset({
     "arith.addui_extended", "arith.mulsi_extended", "arith.mului_extended",
-    "arith.scaling_extf", "arith.scaling_truncf",
+    "arith.scaling_extf", "arith.scaling_truncf", "math.fpowi",
 })
 
 # Ops that carry structure rather than math; each is handled by a named pass.
@@ -56,7 +56,8 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "linalg.dot", "linalg.map", "linalg.copy", "linalg.softmax", "linalg.add", "linalg.sub",
         "linalg.mul", "linalg.max", "linalg.min", "linalg.exp", "linalg.log", "linalg.sqrt",
         "linalg.select", "linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_fhwc",
-        "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_max",
+        "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.depthwise_conv_2d_nchw_chw",
+        "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_max",
         "linalg.pooling_nhwc_sum",
         "flow.tensor.transfer",
         # Scalars in and out of tensors: splat/from_elements/insert become dispatches in the flow

@@ -1,0 +1,211 @@
+"""`python -m benchmarks.models`: each zoo model (benchmarks/models/registry.py) exported once
+to linalg MLIR and run by weir (llvm-cpu on local-sync and local-task), torch eager, torch.compile
+(inductor) and, with --iree-venv, IREE on the same MLIR; prints a markdown table per model row
+and writes models.md and models.json under --out.
+
+    .venv/bin/python -m benchmarks.models --iree-venv .venv-iree --models mlp,resnet18
+
+Ratios are weir's time over the other's: below 1, weir is faster. A model one peer cannot
+compile or run keeps its row, with the reason as a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+import weir.frontends.torch as wt
+from benchmarks.models import peers
+from benchmarks.models.registry import BY_NAME, MODELS
+from benchmarks.suite.peers import Outcome, Timing, iree_version
+from weir.errors import UsageError, WeirError
+from weir.tools.cli import run_tool
+from weir.tools.io.benchmark_timing import parse_min_time
+
+TOOL = "benchmarks.models"
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "results"
+_NOT_RUN = Outcome(error="no IREE environment given (--iree-venv)")
+
+
+@dataclass
+class Row:
+    name: str
+    ops: int | None = None
+    weir: peers.WeirResult | None = None
+    eager: Outcome = field(default_factory=lambda: Outcome(error="not run"))
+    inductor: Outcome = field(default_factory=lambda: Outcome(error="not run"))
+    iree_compile: Outcome = _NOT_RUN
+    iree_sync: Outcome = _NOT_RUN
+    iree_task: Outcome = _NOT_RUN
+    export_error: str | None = None
+
+    def notes(self) -> list[str]:
+        found = [self.export_error] if self.export_error else []
+        outcomes = {"weir": self.weir.compile if self.weir else None,
+                    "weir local-sync": self.weir.sync if self.weir else None,
+                    "weir local-task": self.weir.task if self.weir else None,
+                    "inductor": self.inductor, "IREE": self.iree_compile,
+                    "IREE local-sync": self.iree_sync, "IREE local-task": self.iree_task}
+        for who, outcome in outcomes.items():
+            if outcome is not None and outcome.error and outcome.error not in (
+                    "not run", "not compiled", _NOT_RUN.error):
+                found.append(f"{who}: {outcome.error}")
+        return found
+
+
+def _seconds(outcome: Outcome | None) -> float | None:
+    return None if outcome is None else outcome.seconds
+
+
+def _ratio(a: Outcome | None, b: Outcome | None) -> str:
+    sa, sb = _seconds(a), _seconds(b)
+    return "-" if sa is None or sb is None else f"{sa / sb:.3g}"
+
+
+def _time(outcome: Outcome | None) -> str:
+    s = _seconds(outcome)
+    if s is None:
+        return "-"
+    return f"{s * 1e3:.3g} ms" if s < 1 else f"{s:.3g} s"
+
+
+def markdown(rows: Sequence[Row], size: str, version: str | None) -> str:
+    # The load says how far the times can be trusted: on a shared machine every peer slows.
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    head = (f"Zoo models at `{size}` size; weir llvm-cpu; times are medians of one call; "
+            f"ratios are weir's time over the other's (below 1: weir faster); IREE "
+            f"{version or 'not run'}, llvm-cpu, target cpu host; {os.cpu_count()} CPUs, load "
+            f"average {load} when written.\n\n")
+    columns = ("model", "linalg ops", "weir dispatches", "max diff vs eager", "weir sync",
+               "weir task", "eager", "inductor", "IREE sync", "IREE task", "weir/IREE sync",
+               "weir/IREE task", "weir task/eager", "weir task/inductor", "weir compile",
+               "IREE compile")
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    notes = []
+    for row in rows:
+        w = row.weir
+        diff = "-" if w is None or w.max_diff is None else f"{w.max_diff:.2g}"
+        cells = (row.name, "-" if row.ops is None else str(row.ops),
+                 "-" if w is None or w.dispatches is None else str(w.dispatches), diff,
+                 _time(w and w.sync), _time(w and w.task), _time(row.eager),
+                 _time(row.inductor), _time(row.iree_sync), _time(row.iree_task),
+                 _ratio(w and w.sync, row.iree_sync), _ratio(w and w.task, row.iree_task),
+                 _ratio(w and w.task, row.eager), _ratio(w and w.task, row.inductor),
+                 _time(w and w.compile), _time(row.iree_compile))
+        lines.append("| " + " | ".join(cells) + " |")
+        notes += [f"- {row.name}: {note}" for note in row.notes()]
+    return head + "\n".join(lines) + "\n" + ("\nNotes:\n" + "\n".join(notes) + "\n"
+                                             if notes else "")
+
+
+def _outcome_json(outcome: Outcome | None) -> dict[str, object] | None:
+    return None if outcome is None else {"seconds": outcome.seconds, "error": outcome.error}
+
+
+def to_json(rows: Sequence[Row], size: str, version: str | None) -> dict[str, object]:
+    return {"size": size, "iree_version": version, "models": [{
+        "model": r.name, "linalg_ops": r.ops, "export_error": r.export_error,
+        "weir_dispatches": r.weir.dispatches if r.weir else None,
+        "max_diff_vs_eager": r.weir.max_diff if r.weir else None,
+        **{k: _outcome_json(v) for k, v in {
+            "weir_compile": r.weir and r.weir.compile, "weir_local_sync": r.weir and r.weir.sync,
+            "weir_local_task": r.weir and r.weir.task, "torch_eager": r.eager,
+            "torch_inductor": r.inductor, "iree_compile": r.iree_compile,
+            "iree_local_sync": r.iree_sync, "iree_local_task": r.iree_task}.items()},
+    } for r in rows]}
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
+    row = Row(name)
+    model, inputs = BY_NAME[name].build(size)
+    with torch.no_grad():
+        expected = model(*inputs)
+    row.eager, row.inductor = peers.run_torch(model, inputs, timing)
+    try:
+        program = torch.export.export(model, inputs)
+        mlir = wt.export(program)
+    except Exception as error:  # noqa: BLE001 - torch.export fails with its own errors
+        row.export_error = f"export: {str(error).splitlines()[0]}"
+        return row
+    row.ops = peers.linalg_ops(mlir)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "model.mlir").write_text(mlir)
+        _log(f"  {name}: {row.ops} linalg ops; weir compiling")
+        row.weir = peers.run_weir(mlir, program.call_spec.out_spec, inputs, expected, timing,
+                                  work)
+        if venv is not None:
+            _log(f"  {name}: IREE")
+            row.iree_compile, row.iree_sync, row.iree_task = peers.run_iree(
+                venv, work / "model.mlir", inputs, timing, work)
+    return row
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.models",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", help=f"comma-separated subset of: "
+                                         f"{', '.join(m.name for m in MODELS)}")
+    parser.add_argument("--size", choices=("bench", "test"), default="bench",
+                        help="the registry's benchmark sizes (default) or its test sizes")
+    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--min-time", default="0.3s",
+                        help="each repetition's least duration (0.3s) or iteration count (10x)")
+    parser.add_argument("--iree-venv", type=Path,
+                        help="a virtual environment with IREE's compiler and runtime "
+                             "(make iree-venv creates .venv-iree)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="where models.md and models.json go (default benchmarks/results)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+
+    def run() -> int:
+        names = [n.strip() for n in args.models.split(",")] if args.models else list(BY_NAME)
+        unknown = [n for n in names if n not in BY_NAME]
+        if unknown:
+            raise UsageError(f"--models: unknown {', '.join(unknown)}; known: "
+                             f"{', '.join(BY_NAME)}")
+        if args.repetitions < 1:
+            raise UsageError(f"--repetitions must be at least 1, got {args.repetitions}")
+        parse_min_time(args.min_time)
+        venv = args.iree_venv.resolve() if args.iree_venv else None
+        if venv is not None and not (venv / "bin" / "iree-compile").exists():
+            raise UsageError(f"--iree-venv {args.iree_venv}: no bin/iree-compile there")
+        timing = Timing(args.repetitions, args.min_time)
+        version = iree_version(venv) if venv else None
+        rows: list[Row] = []
+        args.out.mkdir(parents=True, exist_ok=True)
+        for index, name in enumerate(names, 1):
+            began = time.perf_counter()
+            _log(f"[{index}/{len(names)}] {name}")
+            rows.append(run_model(name, args.size, timing, venv))
+            _log(f"  {name}: {time.perf_counter() - began:.0f} s")
+            # Written after every model: a long run stopped early keeps the rows it finished.
+            table = markdown(rows, args.size, version)
+            (args.out / "models.md").write_text(table)
+            (args.out / "models.json").write_text(
+                json.dumps(to_json(rows, args.size, version), indent=2) + "\n")
+        sys.stdout.write(table)
+        return 0
+
+    return run_tool(TOOL, run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""How the model benchmark compiles and times each peer on one zoo model. Every time is the
+median seconds of one call over the repetitions of weir's Google Benchmark loop
+(weir/tools/io/benchmark_timing.py), numpy or torch tensors in and out:
+
+- weir: the exported MLIR compiled once for llvm-cpu, loaded on local-sync and on local-task,
+  called through weir.frontends.torch's CompiledModel, in this process.
+- torch eager, and torch.compile with its default backend (inductor), after one warm-up call
+  (inductor compiles on it), under no_grad, in this process.
+- IREE: `iree-compile` on the same MLIR file, then one call through IREE's Python API on
+  local-sync and local-task, timed by benchmarks/suite/python_call.py run by the IREE virtual
+  environment's own interpreter (IREE is never imported here).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import weir.api as weir
+import weir.frontends.torch as wt
+from benchmarks.suite import peers as suite_peers
+from benchmarks.suite.peers import Outcome, Timing
+from weir.errors import WeirError
+from weir.tools.io.benchmark_timing import measure, parse_min_time
+
+# A linalg op of the exported program; `yield` and `index` live in op bodies.
+_LINALG_OP = re.compile(r"\blinalg\.(?!yield\b|index\b)\w+")
+_DISPATCH = "call @hal.command_buffer.dispatch("
+
+
+def linalg_ops(mlir: str) -> int:
+    return len(_LINALG_OP.findall(mlir))
+
+
+def timed(call: Callable[[], object], timing: Timing) -> Outcome:
+    measured = measure(call, parse_min_time(timing.min_time), timing.repetitions)
+    return Outcome(seconds=float(np.median([m.real_per_iteration for m in measured])))
+
+
+def _leaves(value: Any) -> list[torch.Tensor]:
+    return [t for t in torch.utils._pytree.tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def max_difference(got: Any, expected: Any) -> float:
+    """The largest absolute difference over every output (integer outputs included)."""
+    pairs = zip(_leaves(got), _leaves(expected), strict=True)
+    return max(float((g.double() - e.double()).abs().max()) if e.numel() else 0.0
+               for g, e in pairs)
+
+
+@dataclass
+class WeirResult:
+    compile: Outcome
+    sync: Outcome
+    task: Outcome
+    dispatches: int | None = None
+    max_diff: float | None = None
+
+
+def dispatch_count(module: bytes, work: Path) -> int:
+    """Dispatches recorded by @main: its `hal.command_buffer.dispatch` calls, read from
+    weir-dump-module (the zoo's programs have no loops, so each runs once per call)."""
+    path = work / "model.wvm"
+    path.write_bytes(module)
+    done = subprocess.run([sys.executable, "-m", "weir.tools.dump_module", str(path)],
+                          capture_output=True, text=True, check=True, cwd=suite_peers.REPO_ROOT)
+    return done.stdout.count(_DISPATCH)
+
+
+def run_weir(mlir: str, out_spec: Any, inputs: Sequence[torch.Tensor], expected: Any,
+             timing: Timing, work: Path) -> WeirResult:
+    began = time.perf_counter()
+    try:
+        options = weir.CompilerOptions(target_backends=("llvm-cpu",), strip_assertions=True)
+        module = weir.compile_string(mlir, "model.mlir", options)
+    except WeirError as error:
+        not_compiled = Outcome(error="not compiled")
+        return WeirResult(Outcome(error=str(error).splitlines()[0]), not_compiled, not_compiled)
+    compiled = Outcome(seconds=time.perf_counter() - began)
+    result = WeirResult(compiled, Outcome(error="not run"), Outcome(error="not run"),
+                        dispatch_count(module, work))
+    for device in ("local-sync", "local-task"):
+        try:
+            with wt.CompiledModel(module, device, out_spec, mlir) as model:
+                got = model(*inputs)
+                result.max_diff = max_difference(got, expected)
+                outcome = timed(lambda: model(*inputs), timing)
+        except WeirError as error:
+            outcome = Outcome(error=str(error).splitlines()[0])
+        if device == "local-sync":
+            result.sync = outcome
+        else:
+            result.task = outcome
+    return result
+
+
+def run_torch(model: torch.nn.Module, inputs: Sequence[torch.Tensor],
+              timing: Timing) -> tuple[Outcome, Outcome]:
+    """Eager, then inductor (torch.compile's default backend)."""
+    with torch.no_grad():
+        eager = timed(lambda: model(*inputs), timing)
+        torch._dynamo.reset()
+        try:
+            fast = torch.compile(model)
+            fast(*inputs)
+            inductor = timed(lambda: fast(*inputs), timing)
+        except Exception as error:  # noqa: BLE001 - inductor's failure is this cell's note
+            inductor = Outcome(error=f"{type(error).__name__}: {str(error).splitlines()[0]}")
+    return eager, inductor
+
+
+def run_iree(venv: Path, mlir_path: Path, inputs: Sequence[torch.Tensor],
+             timing: Timing, work: Path) -> tuple[Outcome, Outcome, Outcome]:
+    """IREE's compile time, then its local-sync and local-task times."""
+    module = work / "model.vmfb"
+    compiled = suite_peers.compile_iree(venv, mlir_path, module)
+    if compiled.error is not None:
+        return compiled, Outcome(error="not compiled"), Outcome(error="not compiled")
+    paths = []
+    for i, tensor in enumerate(inputs):
+        paths.append(work / f"input{i}.npy")
+        np.save(paths[-1], tensor.numpy())
+    sync, task = (suite_peers.python_call(venv / "bin" / "python", "iree", module, "main",
+                                          paths, timing, device=device)
+                  for device in ("local-sync", "local-task"))
+    return compiled, sync, task

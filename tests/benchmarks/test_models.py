@@ -1,0 +1,36 @@
+"""The model benchmark end to end on the zoo's MLP at its test size (one short repetition, no
+IREE): the table and the JSON have its row with op and dispatch counts, a difference from eager
+within the registry's tolerance and a time for every peer that ran. No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")  # the `torch` extra; `make test` installs it
+from benchmarks.models.__main__ import main  # noqa: E402
+
+
+def test_model_benchmark_writes_a_row_with_numbers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--size=test", "--models=mlp", "--repetitions=1", "--min-time=2x",
+                 f"--out={tmp_path}"]) == 0
+    table = (tmp_path / "models.md").read_text()
+    assert capsys.readouterr().out == table
+    row = next(line for line in table.splitlines() if line.startswith("| mlp |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == "13" and int(cells[2]) >= 1  # 3 linear layers, 2 relus; dispatches
+    assert float(cells[3]) <= 1e-5
+    for time_cell in cells[4:8]:  # weir sync, weir task, eager, inductor
+        assert time_cell.endswith(("ms", " s")), row
+    assert cells[8:12] == ["-"] * 4  # no IREE environment given
+    model = json.loads((tmp_path / "models.json").read_text())["models"][0]
+    assert model["model"] == "mlp" and model["weir_local_task"]["seconds"] > 0
+
+
+def test_unknown_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--models=mlp,alexnet"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--models: unknown alexnet; known: mlp," in err
