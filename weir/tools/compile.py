@@ -62,6 +62,9 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
          default="host", metavar="CPU"),
     Flag("iree-llvmcpu-target-cpu-features", "string", "Extra LLVM CPU features for llvm-cpu, "
          "e.g. +avx2,-avx512f.", default="", metavar="FEATURES"),
+    Flag("iree-llvmcpu-reassociate-fp-reductions", "bool", "Let llvm-cpu combine float "
+         "reductions in a reassociated order (vector lanes within blocks); false: in "
+         "iteration order.", default=True),
     EXECUTION_MODEL_FLAG,
     MEMOIZATION_FLAG,
     Flag("weir-stream-elide-transfers", "bool", "Use one allocation on devices that share memory "
@@ -124,6 +127,7 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
         hal_memoization=flags.boolean("iree-hal-memoization"),
         llvmcpu_target_cpu=flags.string("iree-llvmcpu-target-cpu") or "host",
         llvmcpu_target_cpu_features=flags.string("iree-llvmcpu-target-cpu-features") or "",
+        llvmcpu_reassociate_fp_reductions=flags.boolean("iree-llvmcpu-reassociate-fp-reductions"),
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
         disabled_passes=disabled,
