@@ -28,6 +28,9 @@ ELEMENTWISE_OPS: dict[str, str] = {
     "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.powf": "pow", "math.sin": "sin",
     "math.cos": "cos", "math.erf": "erf", "math.floor": "floor", "math.ceil": "ceil",
     "math.round": "round", "math.roundeven": "roundeven", "math.fma": "fma",
+    "math.expm1": "expm1", "math.atan": "atan", "math.atan2": "atan2", "math.acos": "acos",
+    "math.acosh": "acosh", "math.asin": "asin", "math.asinh": "asinh", "math.atanh": "atanh",
+    "math.cbrt": "cbrt", "math.cosh": "cosh", "math.sinh": "sinh", "math.tan": "tan",
 }
 
 # Elementwise arith ops with no kernel scalar op of their own: two results (the extended

@@ -201,7 +201,8 @@ _CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "one": "
 _CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=", "ult": "<",
          "ule": "<=", "ugt": ">", "uge": ">="}
 _MATH = {"exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt", "pow", "sin", "cos",
-         "erf", "floor", "ceil", "round", "roundeven", "fma", "absf"}
+         "erf", "floor", "ceil", "round", "roundeven", "fma", "absf", "expm1", "atan", "atan2",
+         "acos", "acosh", "asin", "asinh", "atanh", "cbrt", "cosh", "sinh", "tan"}
 
 
 def _cast(b: ir.IRBuilder, name: str, x: ir.Value, src: str, dst: str) -> ir.Value:
