@@ -52,6 +52,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from weir.dialects.linalg_elementwise import OPS as ELEMENTWISE_OPS
 from weir.dialects.linalg_map import MapOp, SoftmaxOp
+from weir.dialects.linalg_pack import PackOp, UnPackOp
 from weir.dialects.linalg_syntax import (
     element_type,
     parse_generic,
@@ -572,4 +573,5 @@ DIALECT = Dialect("linalg", [
     GenericOp, FillOp,
     DepthwiseConv2DNhwcHwcOp,
     PoolingNhwcMaxOp, PoolingNhwcSumOp, PoolingNchwSumOp, MapOp, SoftmaxOp, *ELEMENTWISE_OPS,
+    PackOp, UnPackOp,
 ])

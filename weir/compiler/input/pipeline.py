@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from weir.compiler.input.check_supported_ops import CheckSupportedOps
+from weir.compiler.input.drop_tie_shapes import DropTieShapes
 from weir.compiler.input.generalize_named_ops import GeneralizeNamedOps
 from weir.compiler.input.insert_dynamic_size_checks import InsertDynamicSizeChecks
 from weir.compiler.input.lower_dynamic_constants import LowerDynamicConstants
+from weir.compiler.input.lower_pack_unpack import LowerPackUnpack
 from weir.compiler.input.lower_tensor_bitcasts import LowerTensorBitcasts
 from weir.compiler.input.lower_unfoldable_constants import LowerUnfoldableConstants
 from weir.compiler.input.verify import verify_input
@@ -24,6 +26,10 @@ PASSES: tuple[Pass, ...] = (
     LowerDynamicConstants(),
     # Tensor bitcasts as an elementwise arith.bitcast (and a reshape): ops later phases know.
     LowerTensorBitcasts(),
+    # Size annotations say nothing weir does not find itself.
+    DropTieShapes(),
+    # Tiled layouts as pad, reshape and transpose, before sizes are checked and ops generalized.
+    LowerPackUnpack(),
     # Sizes an op needs equal but its types leave open: host checks, named as the user wrote them.
     InsertDynamicSizeChecks(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).

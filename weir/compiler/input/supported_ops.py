@@ -81,6 +81,9 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "flow.tensor.dynamic_constant",
         # Bytes read as another element type (lowered in the input phase: lower-tensor-bitcasts).
         "flow.tensor.bitcast",
+        # Size annotations (dropped in the input phase: drop-tie-shapes) and tensors cut into
+        # tiles and back (lowered in the input phase: lower-pack-unpack).
+        "flow.tensor.tie_shape", "linalg.pack", "linalg.unpack",
         # Host control flow (structured; lowered to VM branches in the vm phase). scf.parallel,
         # scf.forall and scf.execute_region stay unsupported.
         "scf.for", "scf.if", "scf.index_switch", "scf.while", "scf.yield", "scf.condition",
