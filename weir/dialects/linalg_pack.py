@@ -123,30 +123,30 @@ class _Tiling(IRDLOperation):
         rank = self.unpacked_rank
         perm, positions = self.perm(), self.positions()
         if sorted(perm) != list(range(rank)):
-            raise VerifyException(f"{name}: outer_dims_perm {perm} is not a permutation of "
+            raise VerifyException(f"outer_dims_perm {perm} is not a permutation of "
                                   f"{rank} dimensions")
         if len(set(positions)) != len(positions) or any(not 0 <= p < rank for p in positions):
-            raise VerifyException(f"{name}: inner_dims_pos {positions} must name distinct "
+            raise VerifyException(f"inner_dims_pos {positions} must name distinct "
                                   f"dimensions below {rank}")
         static = list(self.static_inner_tiles.get_values())
         if len(static) != len(positions):
-            raise VerifyException(f"{name}: {len(static)} inner tiles for {len(positions)} "
+            raise VerifyException(f"{len(static)} inner tiles for {len(positions)} "
                                   "inner_dims_pos")
         if sum(t == DYNAMIC_INDEX for t in static) != len(self.inner_tiles):
-            raise VerifyException(f"{name}: the inner tiles' values do not match the list")
+            raise VerifyException(f"the inner tiles' values do not match the list")
         if any(t != DYNAMIC_INDEX and t <= 0 for t in static):
-            raise VerifyException(f"{name}: inner tiles must be positive, got {static}")
+            raise VerifyException(f"inner tiles must be positive, got {static}")
         if self.result.type != self.dest.type:
-            raise VerifyException(f"{name}: the result type {self.result.type} is not the "
+            raise VerifyException(f"the result type {self.result.type} is not the "
                                   f"dest type {self.dest.type}")
         packed = self.result.type if isinstance(self, PackOp) else self.source.type
         assert isinstance(packed, TensorType)
         if packed.get_num_dims() != rank + len(positions):
-            raise VerifyException(f"{name}: the packed type {packed} must have rank "
+            raise VerifyException(f"the packed type {packed} must have rank "
                                   f"{rank + len(positions)}")
         for tile, size in zip(static, packed.get_shape()[rank:]):
             if tile != DYNAMIC_INDEX and size != DYNAMIC_INDEX and tile != size:
-                raise VerifyException(f"{name}: the packed type {packed} has tile sizes that "
+                raise VerifyException(f"the packed type {packed} has tile sizes that "
                                       f"differ from inner_tiles {static}")
 
 
@@ -206,7 +206,7 @@ class PackOp(_Tiling):
         t = self.source.type
         assert isinstance(t, TensorType)
         if self.padding_value is not None and self.padding_value.type != t.element_type:
-            raise VerifyException(f"linalg.pack: padding_value of type {self.padding_value.type}"
+            raise VerifyException(f"padding_value of type {self.padding_value.type}"
                                   f" for elements of type {t.element_type}")
 
 
