@@ -79,3 +79,40 @@ def test_sum_reduction_in_order_without_reassociation() -> None:
     got = _llvm_cpu_sum(False)
     np.testing.assert_array_equal(got, sequential_sum(X, 1))
     assert abs(got[0] - 40.96) > 1e-3  # the sequential sum drifts: the flag changed the order
+
+
+MATMUL_F16 = """
+func.func @f(%a: tensor<2x2048xf16>, %b: tensor<2048x16xf16>) -> tensor<2x16xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<2x16xf16>
+  %c = linalg.fill ins(%zero : f16) outs(%e : tensor<2x16xf16>) -> tensor<2x16xf16>
+  %r = linalg.matmul ins(%a, %b : tensor<2x2048xf16>, tensor<2048x16xf16>)
+                     outs(%c : tensor<2x16xf16>) -> tensor<2x16xf16>
+  return %r : tensor<2x16xf16>
+}
+"""
+
+
+def test_f16_matmul_rounds_to_f16_after_each_step(run: Runner) -> None:
+    # IREE's large_linalg_matmul f16 case: 2048 x 0.01 summed in f16 stalls at 20.28, where
+    # an f32 accumulator would reach 20.48.
+    a = np.ones((2, 2048), np.float16)
+    b = np.full((2048, 16), 0.01, np.float16)
+    got = np.asarray(run(MATMUL_F16, "f", a, b))
+    total = np.float16(0)
+    for value in b[:, 0]:
+        total = np.float16(np.float32(total) + np.float32(value))
+    np.testing.assert_array_equal(got, np.full((2, 16), total, np.float16))
+    assert abs(float(total) - 20.2812) < 0.01
+
+
+def test_f16_matmul_in_f32_with_the_flag() -> None:
+    a = np.ones((2, 2048), np.float16)
+    b = np.full((2048, 16), 0.01, np.float16)
+    expected = np.float16(np.float32(b[0, 0]) * 2048)  # one rounding: 20.48
+    for target in ("reference", "llvm-cpu"):
+        options = weir.CompilerOptions(target_backends=(target,), accumulate_f16_in_f32=True)
+        ctx = weir.load([weir.compile_string(MATMUL_F16, "f16.mlir", options)],
+                        device="local-sync")
+        got = np.asarray(ctx.lookup_function("f")(a, b))
+        np.testing.assert_array_equal(got, np.full((2, 16), expected, np.float16))

@@ -35,6 +35,9 @@ class CompilerOptions:
     # blocks of the reduced dimension, as IREE's vectorised code does); False: strictly in
     # iteration order (IREE's --iree-llvmcpu-reassociate-fp-reductions=false).
     llvmcpu_reassociate_fp_reductions: bool = True
+    # f16/bf16 matmuls accumulate in f32 and round once (--weir-accumulate-f16-in-f32); by
+    # default they round to their type after each step of k, as IREE's do.
+    accumulate_f16_in_f32: bool = False
     # Record command buffers whose contents do not change between calls once, at module
     # initialisation, and replay them with each call's buffers (IREE's --iree-hal-memoization).
     hal_memoization: bool = True

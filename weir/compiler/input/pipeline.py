@@ -13,6 +13,7 @@ from weir.compiler.input.lower_unfoldable_constants import LowerUnfoldableConsta
 from weir.compiler.input.verify import verify_input
 from weir.compiler.input.strip_assertions import StripAssertions
 from weir.compiler.input.verify_async_regions import VerifyAsyncRegions
+from weir.compiler.input.widen_f16_accumulators import WidenF16Accumulators
 from weir.compiler.pass_base import Pass
 
 PASSES: tuple[Pass, ...] = (
@@ -34,6 +35,8 @@ PASSES: tuple[Pass, ...] = (
     InsertDynamicSizeChecks(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).
     GeneralizeNamedOps(),
+    # With --weir-accumulate-f16-in-f32: f16/bf16 matmuls sum in f32, rounded once at the end.
+    WidenF16Accumulators(),
     # Unfoldable constants become rodata resources before flow can clone or fold them.
     LowerUnfoldableConstants(),
 )

@@ -39,7 +39,11 @@ COLUMN_TILE = 64
 
 def accumulator(lhs: str, rhs: str, result: str) -> str:
     """Where the products add up: the microkernel's type when it handles the inputs, else the
-    result's own type."""
+    result's own type. An f16/bf16 result accumulates in its own type, rounding after each step
+    of k as IREE does (the i-k-j loops; --weir-accumulate-f16-in-f32 makes such a matmul an f32
+    one in the input phase, for the microkernel's speed and f32's precision)."""
+    if result in ("f16", "bf16"):
+        return result
     for acc in ("f32", "i32", "f64"):
         if (lhs, rhs, acc) in GEMM_TYPES and s.register_type(result) == s.register_type(acc):
             return acc
