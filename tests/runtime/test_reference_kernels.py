@@ -93,15 +93,20 @@ def test_matmul_accumulates_into_init() -> None:
     np.testing.assert_allclose(out, a @ b + 1.0, rtol=1e-5)
 
 
-def test_bf16_matmul_accumulates_in_f32() -> None:
+def test_bf16_matmul_rounds_to_bf16_after_each_step() -> None:
+    """As linalg.matmul's body says (mulf/addf in the result's type) and IREE computes: each
+    product is formed in f32 and each partial sum rounded to bf16, k in order."""
     import ml_dtypes
     a = rng.standard_normal((4, 64)).astype(ml_dtypes.bfloat16)
     b = rng.standard_normal((64, 3)).astype(ml_dtypes.bfloat16)
     ops = [Load(0, "bf16", (4, 64)), Load(1, "bf16", (64, 3)), Empty("bf16", (4, 3)),
            Matmul(0, 1, 2), Store(3, 2)]
     (out,) = run_kernel(ops, [a, b], [((4, 3), ml_dtypes.bfloat16)])
-    expected = (a.astype(np.float32) @ b.astype(np.float32)).astype(ml_dtypes.bfloat16)
-    np.testing.assert_array_equal(out, expected)
+    total = np.zeros((4, 3), np.float32)
+    for k in range(64):
+        step = a[:, k:k + 1].astype(np.float32) * b[k:k + 1, :].astype(np.float32)
+        total = (total + step).astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(out, total.astype(ml_dtypes.bfloat16))
 
 
 def test_transpose_and_broadcast() -> None:

@@ -31,6 +31,13 @@ class CompilerOptions:
     # generic level (`x86-64`, `x86-64-v2/v3/v4`); extra `+feat,-feat` LLVM features.
     llvmcpu_target_cpu: str = "host"
     llvmcpu_target_cpu_features: str = ""
+    # Float reductions on llvm-cpu may combine in a reassociated order (vector lanes within
+    # blocks of the reduced dimension, as IREE's vectorised code does); False: strictly in
+    # iteration order (IREE's --iree-llvmcpu-reassociate-fp-reductions=false).
+    llvmcpu_reassociate_fp_reductions: bool = True
+    # f16/bf16 matmuls accumulate in f32 and round once (--weir-accumulate-f16-in-f32); by
+    # default they round to their type after each step of k, as IREE's do.
+    accumulate_f16_in_f32: bool = False
     # Record command buffers whose contents do not change between calls once, at module
     # initialisation, and replay them with each call's buffers (IREE's --iree-hal-memoization).
     hal_memoization: bool = True

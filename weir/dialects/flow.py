@@ -270,10 +270,48 @@ def bits(t: TensorType) -> int | None:
     return width * math.prod(t.get_shape())
 
 
+@irdl_op_definition
+class TensorTieShapeOp(IRDLOperation):
+    """Names the values of a tensor's dynamic sizes; the value itself passes through. Weir tracks
+    sizes itself, so the input phase (`drop-tie-shapes`) replaces it by its operand.
+
+        %t = flow.tensor.tie_shape %x : tensor<?x?xi32>{%h, %w}
+    """
+
+    name = "flow.tensor.tie_shape"
+    operand = operand_def(TensorType)
+    dynamic_dims = var_operand_def(IndexType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TensorTieShapeOp:
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        dims = _parse_dims(parser)
+        attrs = parser.parse_optional_attr_dict()
+        op = cls.build(operands=[parser.resolve_operand(unresolved, t), dims], result_types=[t])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        printer.print_string(" : ")
+        printer.print_attribute(self.operand.type)
+        _print_dims(printer, self.dynamic_dims)
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if self.operand.type != self.result.type:
+            raise VerifyException("flow.tensor.tie_shape must not change the tensor type")
+        _check_dims(self.operand.type, self.dynamic_dims, "operand")
+
+
 FLOW = Dialect(
     "flow",
     [DispatchRegionOp, ReturnOp, ExecutableOp, ExecutableExportOp, DispatchOp, TensorTransferOp,
-     TensorDynamicConstantOp, TensorBitCastOp],
+     TensorDynamicConstantOp, TensorBitCastOp, TensorTieShapeOp],
     [],
 )
 DIALECT = FLOW

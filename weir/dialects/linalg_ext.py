@@ -49,6 +49,7 @@ from weir.dialects.linalg_bodies import multiply_add
 from weir.dialects.linalg_elementwise import OPS as ELEMENTWISE_OPS
 from weir.dialects.linalg_map import MapOp, SoftmaxOp
 from weir.dialects.linalg_windows import KERNEL_WINDOW_OPS, WINDOW_OPS
+from weir.dialects.linalg_pack import PackOp, UnPackOp
 from weir.dialects.linalg_syntax import (
     element_type,
     parse_generic,
@@ -419,4 +420,5 @@ DIALECT = Dialect("linalg", [
     BatchMatmulOp, BatchMatvecOp, BatchMatmulTransposeAOp, BatchMatmulTransposeBOp, MatmulTransposeAOp,
     MatmulTransposeBOp, MatvecOp, VecmatOp, DotOp, MatmulOp, ReduceOp, TransposeOp, BroadcastOp,
     GenericOp, FillOp, *WINDOW_OPS, MapOp, SoftmaxOp, *ELEMENTWISE_OPS,
+    PackOp, UnPackOp,
 ])

@@ -49,7 +49,9 @@ CAST_OPS = frozenset({"extf", "truncf", "sitofp", "uitofp", "fptosi", "fptoui", 
                       "trunci", "bitcast", "index_cast", "index_castui"})
 # Ops whose number of operands is fixed (everything else in SCALAR_OPS is binary).
 _UNARY = frozenset({"negf", "absf", "exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt",
-                    "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi"}) | CAST_OPS
+                    "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "absi",
+                    "expm1", "atan", "acos", "acosh", "asin", "asinh", "atanh", "cbrt", "cosh",
+                    "sinh", "tan"}) | CAST_OPS
 _TERNARY = frozenset({"fma", "select"})
 _NULLARY = frozenset({"constant", "index", "push"})
 # Ops whose `attr` means something (casts may repeat their result dtype there); every other op's

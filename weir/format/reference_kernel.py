@@ -40,6 +40,8 @@ SCALAR_OPS: frozenset[str] = frozenset(
         "addf", "subf", "mulf", "divf", "remf", "negf", "absf", "maximumf", "minimumf",
         "maxnumf", "minnumf", "cmpf", "exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt",
         "rsqrt", "pow", "sin", "cos", "erf", "floor", "ceil", "round", "roundeven", "fma",
+        "expm1", "atan", "atan2", "acos", "acosh", "asin", "asinh", "atanh", "cbrt", "cosh",
+        "sinh", "tan",
         # integer
         "addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "andi", "ori", "xori",
         "shli", "shrsi", "shrui", "maxsi", "minsi", "maxui", "minui", "cmpi", "absi",

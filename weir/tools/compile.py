@@ -62,6 +62,12 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
          default="host", metavar="CPU"),
     Flag("iree-llvmcpu-target-cpu-features", "string", "Extra LLVM CPU features for llvm-cpu, "
          "e.g. +avx2,-avx512f.", default="", metavar="FEATURES"),
+    Flag("iree-llvmcpu-reassociate-fp-reductions", "bool", "Let llvm-cpu combine float "
+         "reductions in a reassociated order (vector lanes within blocks); false: in "
+         "iteration order.", default=True),
+    Flag("weir-accumulate-f16-in-f32", "bool", "Accumulate f16/bf16 matmuls in f32 and round "
+         "once (faster on llvm-cpu, more accurate); default: round after each step of k, as "
+         "IREE does.", default=False),
     EXECUTION_MODEL_FLAG,
     MEMOIZATION_FLAG,
     Flag("weir-stream-elide-transfers", "bool", "Use one allocation on devices that share memory "
@@ -125,6 +131,8 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
         hal_memoization=flags.boolean("iree-hal-memoization"),
         llvmcpu_target_cpu=flags.string("iree-llvmcpu-target-cpu") or "host",
         llvmcpu_target_cpu_features=flags.string("iree-llvmcpu-target-cpu-features") or "",
+        llvmcpu_reassociate_fp_reductions=flags.boolean("iree-llvmcpu-reassociate-fp-reductions"),
+        accumulate_f16_in_f32=flags.boolean("weir-accumulate-f16-in-f32"),
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
         disabled_passes=disabled,

@@ -29,6 +29,9 @@ ELEMENTWISE_OPS: dict[str, str] = {
     "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.powf": "pow", "math.sin": "sin",
     "math.cos": "cos", "math.erf": "erf", "math.floor": "floor", "math.ceil": "ceil",
     "math.round": "round", "math.roundeven": "roundeven", "math.fma": "fma",
+    "math.expm1": "expm1", "math.atan": "atan", "math.atan2": "atan2", "math.acos": "acos",
+    "math.acosh": "acosh", "math.asin": "asin", "math.asinh": "asinh", "math.atanh": "atanh",
+    "math.cbrt": "cbrt", "math.cosh": "cosh", "math.sinh": "sinh", "math.tan": "tan",
 }
 
 # Elementwise arith/math ops with no kernel scalar op of their own: two results (the extended
@@ -80,6 +83,9 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "flow.tensor.dynamic_constant",
         # Bytes read as another element type (lowered in the input phase: lower-tensor-bitcasts).
         "flow.tensor.bitcast",
+        # Size annotations (dropped in the input phase: drop-tie-shapes) and tensors cut into
+        # tiles and back (lowered in the input phase: lower-pack-unpack).
+        "flow.tensor.tie_shape", "linalg.pack", "linalg.unpack",
         # Host control flow (structured; lowered to VM branches in the vm phase). scf.parallel,
         # scf.forall and scf.execute_region stay unsupported.
         "scf.for", "scf.if", "scf.index_switch", "scf.while", "scf.yield", "scf.condition",

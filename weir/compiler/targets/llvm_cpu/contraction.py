@@ -210,7 +210,11 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
     m_dim, n_dim, k_dim = shape[-2], shape[-1], kv.shape[lhs][-1]
     dest = low.memory[out]
     M, N, K = low.dim(m_dim), low.dim(n_dim), low.dim(k_dim)
-    acc = accumulator(kv.dtype[lhs], kv.dtype[rhs], kv.dtype[out])
+    # An f16/bf16 matmul accumulates in its own type, rounding after each step of k as IREE's
+    # does (the i-k-j loops; --weir-accumulate-f16-in-f32 makes it an f32 matmul in the input
+    # phase, for the microkernel's speed and f32's precision).
+    acc = kv.dtype[out] if kv.dtype[out] in ("f16", "bf16") else \
+        accumulator(kv.dtype[lhs], kv.dtype[rhs], kv.dtype[out])
     # Multiply-adds per result row, to size workgroups (dynamic sizes guessed).
     work = (n_dim if isinstance(n_dim, int) else 256) * (k_dim if isinstance(k_dim, int) else 256)
 

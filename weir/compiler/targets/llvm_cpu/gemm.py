@@ -271,9 +271,12 @@ class _Emitter:
 
     def tile(self, rows: int) -> ir.Function:
         """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
-        a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is read
-        and written once, after the K loop, and prefetched into L2 before it so that its
-        misses overlap the arithmetic (into L1 it would not survive the stream of B)."""
+        a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is
+        loaded into the accumulators before the K loop and stored after it, so each element
+        is `c = fma(a, b, c)` in k order, rounding at each step, across depth blocks too: the
+        sum IREE computes, where a fresh zero partial added to C at the end would round
+        differently. The next micro-panel's C is prefetched into L2 meanwhile, so that its
+        misses overlap this tile's arithmetic (into L1 it would not survive the stream of B)."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         pointer = self.scalar.as_pointer()
         fn = self._function(f"{self.name}.tile{rows}",
@@ -284,8 +287,8 @@ class _Emitter:
         c_rows = [_at(b, c, _mul(b, ldc, i)) for i in range(rows)]
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
-                self._prefetch_l2(b, _at(b, c_row, line // self.element_bytes))
-        zero = [ir.Constant(self.vector, None)] * (rows * vectors)
+                self._prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
+        zero = self._load_c(b, rows, valid, width, c_rows)
         # Two steps of k per iteration, after one on its own when kc is odd: the loop's own
         # instructions would otherwise take a tenth of what the front end can issue.
         entry = b.block
@@ -352,10 +355,27 @@ class _Emitter:
                         for j, y in enumerate(b_vectors)]
         return results
 
+    def _load_c(self, b: ir.IRBuilder, rows: int, valid: ir.Value, width: ir.Value,
+                c_rows: list[ir.Value]) -> list[ir.Value]:
+        """The tile's C as accumulators: masked loads, zeros in the padding rows and columns
+        (never stored), and never a touch past the valid part, which may end an allocation."""
+        lanes, vectors = self.blk.lanes, self.blk.nr_vectors
+        none = ir.Constant(ir.VectorType(ir.IntType(1), lanes), None)
+        masks = [self._lanes_below(b, width, j * lanes) for j in range(vectors)]
+        always = rows - self.blk.mr // 3 + 1
+        values = []
+        for i, c_row in enumerate(c_rows):
+            live = None if i < always else b.icmp_signed("<", _i64(i), valid)
+            for j, mask in enumerate(masks):
+                row_mask = mask if live is None else b.select(live, mask, none)
+                values.append(self._masked_load(b, _at(b, c_row, j * lanes), row_mask,
+                                                self.acc))
+        return values
+
     def _update_c(self, b: ir.IRBuilder, rows: int, valid: ir.Value, c_rows: list[ir.Value],
                   results: list[list[ir.Value]], masks: list[ir.Value] | None) -> None:
-        """C += the tile, over the valid rows (the others are padding of the A panel) and,
-        with masks, over the valid columns only."""
+        """C = the tile (which started from C), over the valid rows (the others are padding
+        of the A panel) and, with masks, over the valid columns only."""
         always = rows - self.blk.mr // 3 + 1
         for i, (c_row, values) in enumerate(zip(c_rows, results)):
             if i < always:
@@ -369,11 +389,9 @@ class _Emitter:
         for j, value in enumerate(values):
             target = _at(b, c_row, j * self.blk.lanes)
             if masks is None:
-                old = self._load_vector(b, target, self.acc, self.element_bytes)
-                self._store_vector(b, self._add(b, old, value), target, self.element_bytes)
+                self._store_vector(b, value, target, self.element_bytes)
             else:
-                old = self._masked_load(b, target, masks[j], self.acc)
-                self._masked_store(b, self._add(b, old, value), target, masks[j])
+                self._masked_store(b, value, target, masks[j])
 
     # -- packing ------------------------------------------------------------------------------
 

@@ -63,8 +63,11 @@ class Body:
 
 class EntryLowering:
     def __init__(self, module: ir.Module, cpu: CpuTarget, entry: k.EntryPoint,
-                 symbol: str) -> None:
+                 symbol: str, reassociate_fp_reductions: bool = True) -> None:
         self.module, self.cpu, self.entry, self.symbol = module, cpu, entry, symbol
+        # False: float reductions combine strictly in iteration order (no `reassoc`, no
+        # blocking), as IREE's --iree-llvmcpu-reassociate-fp-reductions=false asks.
+        self.reassociate_fp_reductions = reassociate_fp_reductions
         self.kv = KernelValues(entry)
         self.memory: dict[ValueRef, Memory] = {}
         self.accesses: list[BindingAccess] = []
@@ -374,7 +377,8 @@ class EntryLowering:
         operands = view.inputs + view.outputs
         dtypes = [self.kv.dtype[v] for v in operands] + [op.dtype for op in view.body]
         values: dict[int, ir.Value] = {}
-        flags = s.REASSOC if accumulators is not None else ()
+        combiner = accumulators is not None
+        flags = s.REASSOC if combiner and self.reassociate_fp_reductions else ()
 
         def get(x: int) -> Demand[ir.Value]:
             if x not in values:
@@ -404,7 +408,7 @@ class EntryLowering:
                 values[base + j] = args[0]
                 continue
             values[base + j] = s.emit_scalar(b, op.op, args, op.dtype, op.attr,
-                                             [dtypes[a] for a in op.args], flags)
+                                             [dtypes[a] for a in op.args], flags, combiner)
         out_dtypes = [self.kv.dtype[o] for o in view.outputs]
         results = []
         for i, y in enumerate(view.yields):

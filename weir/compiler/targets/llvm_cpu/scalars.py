@@ -201,7 +201,8 @@ _CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "one": "
 _CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=", "ult": "<",
          "ule": "<=", "ugt": ">", "uge": ">="}
 _MATH = {"exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt", "pow", "sin", "cos",
-         "erf", "floor", "ceil", "round", "roundeven", "fma", "absf"}
+         "erf", "floor", "ceil", "round", "roundeven", "fma", "absf", "expm1", "atan", "atan2",
+         "acos", "acosh", "asin", "asinh", "atanh", "cbrt", "cosh", "sinh", "tan"}
 
 
 def _cast(b: ir.IRBuilder, name: str, x: ir.Value, src: str, dst: str) -> ir.Value:
@@ -236,12 +237,14 @@ _EXACT_IN_TYPE = frozenset({"select", "negf", "absf", "maximumf", "minimumf",
 
 
 def emit_scalar(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, attr: Scalar,
-                arg_dtypes: list[str], flags: tuple[str, ...] = ()) -> ir.Value:
+                arg_dtypes: list[str], flags: tuple[str, ...] = (),
+                combiner: bool = False) -> ir.Value:
     """One scalar op; `dtype` is its result's element type, `arg_dtypes` its operands'. An
     f16/bf16 result is rounded to its type (as every op of the reference target's is), except in
-    a reduction's combiner (`flags`), which accumulates in f32 there too."""
+    a reduction's combiner (`combiner`, or any `flags`), which accumulates in f32 there too,
+    reassociated or (no flags) in order."""
     value = _emit(b, name, args, dtype, attr, arg_dtypes, flags)
-    if dtype in ("f16", "bf16") and name not in _EXACT_IN_TYPE and not flags:
+    if dtype in ("f16", "bf16") and name not in _EXACT_IN_TYPE and not (flags or combiner):
         return round_to(b, value, dtype)
     return value
 

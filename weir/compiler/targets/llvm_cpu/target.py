@@ -77,7 +77,8 @@ class LLVMCPUTarget(Target):
         gemms: set[tuple[str, str, str]] = set()
         for fn in entry_points:
             description = EntryTranslator(fn, self.name).translate()
-            lowering = EntryLowering(module, cpu, description, _symbol(description.name))
+            lowering = EntryLowering(module, cpu, description, _symbol(description.name),
+                                     options.llvmcpu_reassociate_fp_reductions)
             entries.append(lowering.lower())
             gemms |= lowering.gemms
         objects = [compile_module(module, cpu)] + [gemm_object(cpu, t) for t in sorted(gemms)]

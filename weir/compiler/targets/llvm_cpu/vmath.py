@@ -50,7 +50,7 @@ import llvmlite.ir as ir
 MATH_FUNCTIONS: frozenset[str] = frozenset({
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "erf", "sin", "cos",
     "sqrt", "rsqrt", "pow", "absf", "floor", "ceil", "round", "roundeven", "fma", "atan",
-    "atan2",
+    "atan2", "acos", "acosh", "asin", "asinh", "atanh", "cbrt", "cosh", "sinh", "tan",
 })
 
 _ARITY = {"pow": 2, "atan2": 2, "fma": 3}
@@ -196,7 +196,10 @@ def emit_math(builder: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Valu
         return e.intrinsic(_INTRINSICS[name], *args)
     if name == "rsqrt":
         return e.div(e.c(1.0), e.intrinsic("sqrt", args[0]))
-    return _FUNCTIONS[name](e, *args)
+    if name in _FUNCTIONS:
+        return _FUNCTIONS[name](e, *args)
+    from weir.compiler.targets.llvm_cpu.vmath_derived import DERIVED_FUNCTIONS
+    return DERIVED_FUNCTIONS[name](e, *args)
 
 
 class _Emitter:
