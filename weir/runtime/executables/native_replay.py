@@ -13,8 +13,10 @@ calling thread; the command-buffer replay only batches dispatches it would have 
 
 from __future__ import annotations
 
+import array
 import ctypes
 import functools
+from collections import Counter
 from typing import Sequence
 
 import llvmlite.binding as llvm
@@ -121,7 +123,7 @@ class NativeBatch:
     written per run, so concurrent runs of one batch share nothing mutable."""
 
     __slots__ = ("_rows", "_count", "_gather", "_offsets", "_constants", "_own", "_keep",
-                 "names", "_gather_at", "_offsets_at", "_rows_at")
+                 "names", "counts", "_gather_at", "_offsets_at", "_rows_at", "_run")
 
     def __init__(self, calls: Sequence[NativeCall], names: Sequence[str],
                  slots: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
@@ -151,12 +153,24 @@ class NativeBatch:
         self._rows = rows
         self._count = len(calls)
         self.names = tuple(names)
+        # Each entry point once with its number of dispatches: what the statistics add per run,
+        # so counting costs per distinct entry point rather than per dispatch.
+        self.counts: tuple[tuple[str, int], ...] = tuple(Counter(self.names).items())
+        self._run = _executor().run
         # Addresses of the fixed arrays, taken once: numpy's `.ctypes` costs microseconds.
         self._gather_at = self._gather.ctypes.data
         self._offsets_at = self._offsets.ctypes.data
         self._rows_at = rows.ctypes.data
 
-    def run(self, slot_addresses: ctypes.Array[ctypes.c_uint64] | None = None) -> None:
-        _executor().run(self._rows_at, self._count,
-                        self._own if slot_addresses is None else slot_addresses,
-                        self._gather_at, self._offsets_at)
+    def run(self, slot_addresses: ctypes.Array[ctypes.c_uint64] | array.array[int] | None = None
+            ) -> None:
+        """`slot_addresses`: the binding table's addresses, as 64-bit words (a ctypes array or
+        an `array.array('Q')`, which is several times cheaper to build per call)."""
+        if slot_addresses is None:
+            self._run(self._rows_at, self._count, self._own, self._gather_at, self._offsets_at)
+        elif type(slot_addresses) is array.array:
+            self._run(self._rows_at, self._count, slot_addresses.buffer_info()[0],
+                      self._gather_at, self._offsets_at)
+        else:
+            self._run(self._rows_at, self._count, slot_addresses, self._gather_at,
+                      self._offsets_at)
