@@ -83,7 +83,16 @@ def tensor_argument(expected: TensorType | None, function: str, index: int) -> C
     """The converter of an `r` argument: arrays (and numpy scalars) checked against `expected`
     (when known) and copied into a fresh buffer; other values (buffer views, fences, Python
     scalars passed through `r`) as they are."""
+    # (numpy dtype, shape) pairs already checked and accepted, with their element type: a
+    # program is called with the same few layouts, so the check is done once for each (a few
+    # dozen kept; the others are checked on every call, as before).
+    accepted: dict[tuple[np.dtype, tuple[int, ...]], str] = {}
+
     def convert(value: Any, allocator: Any) -> Any:
+        if type(value) is np.ndarray and allocator is not None:
+            dtype = accepted.get((value.dtype, value.shape))
+            if dtype is not None:
+                return BufferView.from_numpy_as(value, dtype, allocator)
         if not isinstance(value, (np.ndarray, np.generic)):
             return value
         array = value if isinstance(value, np.ndarray) else np.asarray(value)
@@ -91,5 +100,10 @@ def tensor_argument(expected: TensorType | None, function: str, index: int) -> C
         if expected is not None and not expected.matches(dtype, array.shape):
             raise InputError(f"function '{function}': argument {index} (%input{index}) expects "
                              f"{expected}, got {_describe(dtype, array.shape)}")
+        if array.dtype.isnative and len(accepted) < _ACCEPTED_LAYOUTS:
+            accepted[(array.dtype, array.shape)] = dtype
         return array_to_view(array, dtype, allocator)
     return convert
+
+
+_ACCEPTED_LAYOUTS = 32

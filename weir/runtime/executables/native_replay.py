@@ -13,8 +13,10 @@ calling thread; the command-buffer replay only batches dispatches it would have 
 
 from __future__ import annotations
 
+import array
 import ctypes
 import functools
+from collections import Counter
 from typing import Sequence
 
 import llvmlite.binding as llvm
@@ -32,6 +34,8 @@ MAX_BINDINGS = 256
 _EXECUTOR_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                   ctypes.c_void_p)
+# A failed check's four words (check, dimension, index, size), written by the kernel.
+_FaultRecord = ctypes.c_int64 * 4
 
 
 def _executor_ir() -> ir.Module:
@@ -142,7 +146,8 @@ class NativeBatch:
     written per run, so concurrent runs of one batch share nothing mutable."""
 
     __slots__ = ("_rows", "_count", "_gather", "_offsets", "_constants", "_own", "_keep",
-                 "names", "_gather_at", "_offsets_at", "_rows_at", "_faults")
+                 "names", "counts", "_gather_at", "_offsets_at", "_rows_at", "_run",
+                 "_faults")
 
     def __init__(self, calls: Sequence[NativeCall], names: Sequence[str],
                  slots: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
@@ -173,17 +178,30 @@ class NativeBatch:
         self._count = len(calls)
         self.names = tuple(names)
         self._faults = tuple(c.fault_message for c in calls)
+        # Each entry point once with its number of dispatches: what the statistics add per run,
+        # so counting costs per distinct entry point rather than per dispatch.
+        self.counts: tuple[tuple[str, int], ...] = tuple(Counter(self.names).items())
+        self._run = _executor().run
         # Addresses of the fixed arrays, taken once: numpy's `.ctypes` costs microseconds.
         self._gather_at = self._gather.ctypes.data
         self._offsets_at = self._offsets.ctypes.data
         self._rows_at = rows.ctypes.data
 
-    def run(self, slot_addresses: ctypes.Array[ctypes.c_uint64] | None = None) -> None:
-        """Raises BatchFault when a dispatch fails a run-time check."""
-        record = (ctypes.c_int64 * 4)()
-        failed = _executor().run(self._rows_at, self._count,
-                                 self._own if slot_addresses is None else slot_addresses,
-                                 self._gather_at, self._offsets_at, record)
+    def run(self, slot_addresses: ctypes.Array[ctypes.c_uint64] | array.array[int] | None = None
+            ) -> None:
+        """`slot_addresses`: the binding table's addresses, as 64-bit words (a ctypes array or
+        an `array.array('Q')`, which is several times cheaper to build per call). Raises
+        BatchFault when a dispatch fails a run-time check."""
+        record = _FaultRecord()
+        if slot_addresses is None:
+            failed = self._run(self._rows_at, self._count, self._own, self._gather_at,
+                               self._offsets_at, record)
+        elif type(slot_addresses) is array.array:
+            failed = self._run(self._rows_at, self._count, slot_addresses.buffer_info()[0],
+                               self._gather_at, self._offsets_at, record)
+        else:
+            failed = self._run(self._rows_at, self._count, slot_addresses, self._gather_at,
+                               self._offsets_at, record)
         if failed:
             row = failed - 1
             raise BatchFault(row, self._faults[row](tuple(record)))  # type: ignore[arg-type]

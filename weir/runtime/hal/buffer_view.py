@@ -57,6 +57,20 @@ class BufferView:
         view._np_dtype = arr.dtype
         return view
 
+    @staticmethod
+    def from_numpy_as(array: np.ndarray, dtype: str, allocator: Allocator) -> BufferView:
+        """`from_numpy` for an array of a native dtype whose element type the caller already
+        knows (`dtype`): a call's arguments, checked once per layout."""
+        buffer = allocator.allocate_copy(array)
+        view = BufferView.__new__(BufferView)
+        view.buffer = buffer
+        view.byte_offset = 0
+        view.dtype = dtype
+        view.shape = array.shape
+        view.byte_length = buffer.byte_length
+        view._np_dtype = array.dtype
+        return view
+
     def __repr__(self) -> str:
         return f"<hal.buffer_view {format_type(self.dtype, self.shape)}>"
 

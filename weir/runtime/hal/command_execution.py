@@ -49,6 +49,13 @@ def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
     table of reusable ones). `statistics` belongs to the device whose queue runs this work (not
     the one that recorded the buffers): each dispatch that returns and each command buffer that
     runs to its end is counted there, once the execute ends or fails."""
+    if bindings is not None and len(command_buffers) == 1:
+        # A compiled program's usual execute: one memoized command buffer that its plan
+        # replays as one native call, counted per entry point rather than per dispatch.
+        batch = replay_memoized(command_buffers[0], runner.concurrency > 1, bindings)
+        if batch is not None:
+            statistics.shard().count_executed(batch.counts, len(batch.names), 1)
+            return
     dispatched: list[str] = []
     finished = 0
     try:
@@ -57,6 +64,19 @@ def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
             finished += 1
     finally:
         statistics.record_executed(dispatched, finished)
+
+
+def replay_memoized(cb: CommandBuffer, parallel: bool,
+                    table: tuple[Buffer, ...]) -> NativeBatch | None:
+    """The batch that ran, when `cb` is a finalized reusable command buffer already planned
+    for this kind of runner as a single batch and `table` fits it; None with nothing run
+    otherwise: the general path then plans, checks and fails with its own messages."""
+    if type(cb) is not CommandBuffer or cb.binding_count != len(table):
+        return None
+    plan = cb.plans.get(parallel)
+    if type(plan) is not ReusablePlan:
+        return None
+    return plan.run_single(table)
 
 
 def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner, dispatched: list[str],

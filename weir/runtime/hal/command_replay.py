@@ -12,7 +12,7 @@ order it fails at its turn with its own message, after the work before it has ru
 
 from __future__ import annotations
 
-import ctypes
+import array
 from typing import Callable, Sequence, Union
 
 
@@ -85,7 +85,7 @@ class ReusablePlan:
     """The plan of a reusable command buffer: steps that are either batches of native dispatches
     reading their bindings from slots, or commands resolved against each execution's table."""
 
-    __slots__ = ("steps", "_need_end", "_need_write")
+    __slots__ = ("steps", "_need_end", "_need_write", "_needs", "single")
 
     def __init__(self, commands: Sequence[Command], table: Sequence[Buffer], parallel: bool,
                  slots: int) -> None:
@@ -123,19 +123,41 @@ class ReusablePlan:
         flush()
         self._need_end = need_end
         self._need_write = need_write
+        self._needs = tuple(zip(need_end, need_write))
+        # The usual plan, every command one batch: `run_single` replays it without a loop.
+        only = self.steps[0] if len(self.steps) == 1 else None
+        self.single: NativeBatch | None = only if type(only) is NativeBatch else None
 
-    def addresses_if_fits(self, table: Sequence[Buffer]) -> ctypes.Array[ctypes.c_uint64] | None:
-        """The slots' addresses, when every slot's buffer is as large as, and as writable as,
-        the batched dispatches need (each dispatch's other checks depend only on what was
-        recorded); None when one is not. One pass over the table: this runs on every call."""
-        addresses = []
-        for buffer, end, writes in zip(table, self._need_end, self._need_write):
-            if buffer.byte_length < end or (writes and buffer.read_only):
+    def addresses_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
+        """The slots' addresses, when every slot holds a buffer as large as, and as writable
+        as, the batched dispatches need (each dispatch's other checks depend only on what was
+        recorded); None when one does not (the caller's full checks then say what is wrong).
+        One pass over the table: this runs on every call."""
+        addresses = array.array("Q")
+        append = addresses.append
+        for buffer, (end, writes) in zip(table, self._needs):
+            if type(buffer) is not Buffer or buffer.byte_length < end or (
+                    writes and buffer.read_only):
                 return None
-            addresses.append(buffer.address)
-        return (ctypes.c_uint64 * max(1, len(addresses)))(*addresses)
+            address = buffer._address
+            append(buffer.address if address is None else address)
+        if not addresses:
+            append(0)
+        return addresses
 
-    def run(self, table: Sequence[Buffer], addresses: ctypes.Array[ctypes.c_uint64],
+    def run_single(self, table: Sequence[Buffer]) -> NativeBatch | None:
+        """Replays a plan that is one batch, when the table fits it: the batch that ran (for
+        the statistics), or None with nothing run (the caller takes the general path)."""
+        batch = self.single
+        if batch is None or len(table) != len(self._needs):
+            return None
+        addresses = self.addresses_if_fits(table)
+        if addresses is None:
+            return None
+        batch.run(addresses)
+        return batch
+
+    def run(self, table: Sequence[Buffer], addresses: array.array[int],
             runner: WorkgroupRunner, run_command: RunCommand, dispatched: list[str]) -> None:
         for step in self.steps:
             if type(step) is NativeBatch:

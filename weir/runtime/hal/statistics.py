@@ -11,9 +11,16 @@ runtime's own record instead of from wall-clock timing. Only the operations exec
 peak's descriptions are kept.
 
 Counters, never logs: a program run 10,000 times grows no memory here, except one entry per
-distinct entry point actually dispatched. One lock per device guards them because local-task
-worker threads (and whichever thread settles a fence) update them concurrently; each update is a
-few integer additions under that lock, cheap next to any queue operation."""
+distinct entry point actually dispatched (and one small shard per thread that uses the device;
+the shards of threads that ended are folded into one).
+
+No lock on the hot path: every call of a program counts several times, and on local-sync a lock
+round trip per count was a measurable part of a call. Each thread counts into a shard of its own
+(reached through a `threading.local`), which only that thread writes; readers add the shards up.
+The in-flight record is a dict whose single operations are atomic; the lock is taken only when a
+new peak is reached (rare: the peak only grows), when a thread makes its shard, and by readers.
+Read while other threads count, a snapshot is not taken at one instant, but it is never
+inconsistent: completions are read before submissions, so `queue_pending` is never negative."""
 
 from __future__ import annotations
 
@@ -38,7 +45,8 @@ QUEUE_OP_KINDS: tuple[QueueOpKind, ...] = ("execute", "copy", "fill", "alloca", 
 
 
 class StatisticsSnapshot(TypedDict):
-    """Plain values, taken together under the lock (so they are consistent with each other)."""
+    """Plain values (read while other threads count: completions before submissions, so the
+    pending count is never negative)."""
 
     queue_submitted: dict[str, int]  # by kind; every kind present, 0 if never submitted
     queue_completed: int  # signal fence signalled
@@ -114,13 +122,53 @@ def dispatch_names(executable: Executable) -> tuple[str, ...]:
     return names
 
 
+class _Shard:
+    """The counts one thread made on one device: written by that thread alone, so without a
+    lock; `owner` tells whether the thread still lives (the retired shard has none)."""
+
+    __slots__ = ("owner", "submitted", "completed", "failed", "command_buffers", "dispatches",
+                 "by_entry_point", "inline_ops")
+
+    def __init__(self, owner: threading.Thread | None) -> None:
+        self.owner = owner
+        self.submitted: dict[str, int] = dict.fromkeys(QUEUE_OP_KINDS, 0)
+        self.completed = 0
+        self.failed = 0
+        self.command_buffers = 0
+        self.dispatches = 0
+        self.by_entry_point: dict[str, int] = {}
+        # local-sync's in-flight records of this thread, one per kind of work, made once
+        # (see LocalSyncDevice): a thread runs one inline operation at a time.
+        self.inline_ops: dict[str, object] = {}
+
+    def fold(self, other: _Shard) -> None:
+        for kind, n in other.submitted.items():
+            self.submitted[kind] += n
+        self.completed += other.completed
+        self.failed += other.failed
+        self.command_buffers += other.command_buffers
+        self.dispatches += other.dispatches
+        for name, n in other.by_entry_point.items():
+            self.by_entry_point[name] = self.by_entry_point.get(name, 0) + n
+
+    def count_executed(self, counts: tuple[tuple[str, int], ...], dispatches: int,
+                       command_buffers: int) -> None:
+        """`counts`: (entry point, dispatches) pairs, each entry point once."""
+        self.command_buffers += command_buffers
+        self.dispatches += dispatches
+        by_entry_point = self.by_entry_point
+        for name, n in counts:
+            by_entry_point[name] = by_entry_point.get(name, 0) + n
+
+
 class DeviceStatistics:
     """The live counters of one device (`Device.statistics`). Read single values through the
     properties or all of them at once with `snapshot()`; the `record_*` methods are for drivers.
 
     An operation counts as submitted when its queue method is called, and as completed or failed
     just before its signal fence is signalled or failed, so a host that has seen the fence
-    settle also sees the count. At any time: sum(submitted) == completed + failed + pending."""
+    settle also sees the count. Once no thread is counting:
+    sum(submitted) == completed + failed + pending."""
 
     def __init__(self) -> None:
         # The device's live objects: its allocator counts buffers into `buffers`, its threads
@@ -129,50 +177,82 @@ class DeviceStatistics:
         self.threads = ThreadGroup()
         self._pool: _Pool | None = None
         _ALL_STATISTICS.add(self)
+        # Guards the list of shards, the peak, and nothing a count touches.
         self._lock = threading.Lock()
-        self._submitted: dict[str, int] = dict.fromkeys(QUEUE_OP_KINDS, 0)
-        self._completed = 0
-        self._failed = 0
-        self._command_buffers = 0
-        self._dispatches = 0
-        self._by_entry_point: dict[str, int] = {}
+        self._local = threading.local()
+        self._shards: list[_Shard] = []
+        self._retired = _Shard(None)  # what threads that ended counted
         # The operations executing now, in start order (a dict as an ordered set).
         self._executing: dict[ExecutingOperation, None] = {}
         self._peak = 0
         self._peak_ops: tuple[str, ...] = ()
 
+    def shard(self) -> _Shard:
+        """The calling thread's counts (drivers write them directly on their hottest path)."""
+        try:
+            return self._local.shard  # type: ignore[no-any-return]
+        except AttributeError:
+            return self._new_shard()
+
+    def _new_shard(self) -> _Shard:
+        shard = _Shard(threading.current_thread())
+        with self._lock:
+            # Threads that ended count no more: fold their shards, so a program that starts a
+            # thread per call keeps one shard per live thread.
+            live = []
+            for s in self._shards:
+                if s.owner is not None and s.owner.is_alive():
+                    live.append(s)
+                else:
+                    self._retired.fold(s)
+            live.append(shard)
+            self._shards = live
+        self._local.shard = shard
+        return shard
+
+    def _all_shards(self) -> list[_Shard]:
+        with self._lock:
+            return [self._retired, *self._shards]
+
     # ------------------------------------------------------------------------------- reading
 
     @property
     def queue_submitted(self) -> dict[str, int]:
-        with self._lock:
-            return dict(self._submitted)
+        total = dict.fromkeys(QUEUE_OP_KINDS, 0)
+        for s in self._all_shards():
+            for kind, n in s.submitted.items():
+                total[kind] += n
+        return total
 
     @property
     def queue_completed(self) -> int:
-        return self._completed
+        return sum(s.completed for s in self._all_shards())
 
     @property
     def queue_failed(self) -> int:
-        return self._failed
+        return sum(s.failed for s in self._all_shards())
 
     @property
     def command_buffers_executed(self) -> int:
-        return self._command_buffers
+        return sum(s.command_buffers for s in self._all_shards())
 
     @property
     def dispatches_executed(self) -> int:
-        return self._dispatches
+        return sum(s.dispatches for s in self._all_shards())
 
     @property
     def dispatches_by_entry_point(self) -> dict[str, int]:
-        with self._lock:
-            return dict(self._by_entry_point)
+        total: dict[str, int] = {}
+        for s in self._all_shards():
+            for name, n in list(s.by_entry_point.items()):
+                total[name] = total.get(name, 0) + n
+        return total
 
     @property
     def queue_pending(self) -> int:
-        with self._lock:
-            return sum(self._submitted.values()) - self._completed - self._failed
+        shards = self._all_shards()
+        settled = sum(s.completed + s.failed for s in shards)  # read before the submissions
+        return sum(sum(s.submitted.values()) for s in shards) - settled
 
     @property
     def pooled_bytes(self) -> int:
@@ -191,11 +271,19 @@ class DeviceStatistics:
         return self._peak_ops
 
     def snapshot(self) -> StatisticsSnapshot:
+        shards = self._all_shards()
+        completed = sum(s.completed for s in shards)  # settled before submitted: see the top
+        failed = sum(s.failed for s in shards)
+        command_buffers = sum(s.command_buffers for s in shards)
+        dispatches = sum(s.dispatches for s in shards)
+        submitted = dict.fromkeys(QUEUE_OP_KINDS, 0)
+        by_entry_point: dict[str, int] = {}
+        for s in shards:
+            for kind, n in s.submitted.items():
+                submitted[kind] += n
+            for name, n in list(s.by_entry_point.items()):
+                by_entry_point[name] = by_entry_point.get(name, 0) + n
         with self._lock:
-            submitted = dict(self._submitted)
-            completed, failed = self._completed, self._failed
-            command_buffers, dispatches = self._command_buffers, self._dispatches
-            by_entry_point = dict(self._by_entry_point)
             in_flight, peak, peak_ops = len(self._executing), self._peak, self._peak_ops
         return StatisticsSnapshot(
             queue_submitted=submitted,
@@ -221,51 +309,52 @@ class DeviceStatistics:
     # ------------------------------------------------------------------------------- recording
 
     def record_submitted(self, kind: QueueOpKind) -> None:
-        with self._lock:
-            self._submitted[kind] += 1
+        self.shard().submitted[kind] += 1
 
     def record_completed(self) -> None:
-        with self._lock:
-            self._completed += 1
+        self.shard().completed += 1
 
     def record_failed(self) -> None:
-        with self._lock:
-            self._failed += 1
+        self.shard().failed += 1
 
     def record_signal_refused(self) -> None:
         """An operation counted as completed could not signal its fence after all (someone failed
-        the semaphore meanwhile): it failed instead."""
-        with self._lock:
-            self._completed -= 1
-            self._failed += 1
+        the semaphore meanwhile): it failed instead. The completion goes first, so a reader in
+        between sees it pending rather than settled twice."""
+        shard = self.shard()
+        shard.completed -= 1
+        shard.failed += 1
 
     def record_executed(self, dispatches: list[str], command_buffers: int) -> None:
         """The dispatches (by `dispatch_name`) that returned and the command buffers that ran to
-        their end in one queue execute, counted together: one lock round trip per execute
-        rather than one per dispatch."""
-        with self._lock:
-            self._command_buffers += command_buffers
-            self._dispatches += len(dispatches)
-            by_entry_point = self._by_entry_point
-            for name in dispatches:
-                by_entry_point[name] = by_entry_point.get(name, 0) + 1
+        their end in one queue execute, counted together."""
+        shard = self.shard()
+        shard.command_buffers += command_buffers
+        shard.dispatches += len(dispatches)
+        by_entry_point = shard.by_entry_point
+        for name in dispatches:
+            by_entry_point[name] = by_entry_point.get(name, 0) + 1
 
     def record_started(self, op: ExecutingOperation) -> None:
         """`op`'s work starts executing now. Drivers call it only for operations with work
         (barriers, alloca's signal and dealloca do not execute anything) and pair it with
-        `record_ended`."""
+        `record_ended`. One dict store (atomic) unless the peak grows."""
+        executing = self._executing
+        executing[op] = None
+        if len(executing) > self._peak:
+            self._new_peak()
+
+    def _new_peak(self) -> None:
         with self._lock:
-            executing = self._executing
-            executing[op] = None
-            if len(executing) > self._peak:
-                self._peak = len(executing)
-                self._peak_ops = tuple(_describe(o) for o in executing)
+            running = tuple(self._executing)  # one C-level copy, safe against other threads
+            if len(running) > self._peak:
+                self._peak = len(running)
+                self._peak_ops = tuple(_describe(o) for o in running)
 
     def record_ended(self, op: ExecutingOperation) -> None:
         """`op`'s work ended, whether it succeeded or failed. Drivers call it before they settle
         the signal fence: an operation that the signal starts never overlaps its producer."""
-        with self._lock:
-            self._executing.pop(op, None)
+        self._executing.pop(op, None)
 
     def __repr__(self) -> str:
         s = self.snapshot()

@@ -261,6 +261,8 @@ class HalModule(NativeModule):
         # One fence (the usual case) is waited on as it is; only several need joining.
         fence = fences[0] if type(fences) is tuple and len(fences) == 1 \
             and type(fences[0]) is Fence else Fence.join(fences)
+        if fence._all_reached():  # raises, as `wait` would, for a failed point
+            return  # the usual case on local-sync: the work ran inline and signalled already
         # Rather than sleep while a worker wakes up, runs the work, and wakes this thread again,
         # this thread runs the ready work itself (a synchronous call's usual case).
         for device in state.context.devices:

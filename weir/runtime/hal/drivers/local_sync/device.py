@@ -8,11 +8,17 @@ fence too, so nothing queued behind it waits for a signal that cannot come."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from weir.errors import DeadlineExceeded, RuntimeFault, WaitCycleError
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.command_buffer import CommandBuffer
+from weir.runtime.hal.command_execution import execute_command_buffers
 from weir.runtime.hal.drivers.local_sync.options import LocalSyncOptions
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
-from weir.runtime.hal.queue_work import run_work
+from weir.runtime.hal.queue_work import failure_message, run_work
+from weir.runtime.hal.statistics import DeviceStatistics
 
 
 class LocalSyncDevice(LocalDevice):
@@ -56,6 +62,40 @@ class LocalSyncDevice(LocalDevice):
             raise RuntimeFault(message)
         return True
 
+    def queue_execute(self, wait: Fence | None, signal: Fence,
+                      command_buffers: Sequence[CommandBuffer],
+                      bindings: tuple[Buffer, ...] | None = None) -> None:
+        """A synchronous call's execute (nothing to wait for) runs right here, without the
+        closure, the frames and the per-operation objects of the general path: the same counts,
+        the same in-flight record, the same messages, for about half the host time."""
+        if not (wait is None or type(wait) is Fence and not wait._points) \
+                or type(signal) is not Fence:
+            super().queue_execute(wait, signal, command_buffers, bindings)
+            return
+        statistics = self._statistics
+        shard = statistics.shard()
+        shard.submitted["execute"] += 1
+        op = _inline_operation(statistics, shard.inline_ops, _EXECUTE)
+        statistics.record_started(op)
+        try:
+            execute_command_buffers(tuple(command_buffers), statistics, self._workgroups,
+                                    bindings)
+        except Exception as e:
+            failure: str | None = failure_message(_EXECUTE, e)
+        else:
+            failure = None
+        finally:  # before the signal, as on local-task
+            statistics.record_ended(op)
+        if failure is not None:
+            self._fail(signal, failure)
+            return
+        shard.completed += 1
+        try:
+            signal.signal()
+        except RuntimeFault:
+            statistics.record_signal_refused()
+            raise
+
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
         if not isinstance(signal, Fence):
             self._statistics.record_failed()
@@ -63,7 +103,7 @@ class LocalSyncDevice(LocalDevice):
         if wait is not None and not self._wait(wait, signal, what):
             return
         if work is not None:
-            op = _InlineOperation(what)
+            op = _inline_operation(self._statistics, self._statistics.shard().inline_ops, what)
             self._statistics.record_started(op)
             try:
                 failure = run_work(what, work)
@@ -78,6 +118,22 @@ class LocalSyncDevice(LocalDevice):
         except RuntimeFault:
             self._statistics.record_signal_refused()
             raise
+
+
+_EXECUTE = "queue execute"
+
+
+def _inline_operation(statistics: DeviceStatistics, made: dict[str, object],
+                      what: str) -> _InlineOperation:
+    """The in-flight record's entry for work this thread runs inline: one per thread and kind,
+    made once (`made` is the thread's own), since a thread runs one inline operation at a
+    time; a fresh one in the case that never arises, work that submits more work inline."""
+    op = made.get(what)
+    if op is None:
+        op = made[what] = _InlineOperation(what)
+    elif op in statistics._executing:
+        op = _InlineOperation(what)
+    return op  # type: ignore[return-value]
 
 
 class _InlineOperation:
