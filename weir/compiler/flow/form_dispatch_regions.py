@@ -13,7 +13,15 @@ to first, so by the time a producer's last user is grouped the producer moves in
 at a remapped index), so a slice fuses into whatever reads it, offsets and all. A
 `tensor.insert_slice` writes a window of its destination; it is a root, and pulls in a
 destination that is itself an insert used only there, so a chain of inserts (a concat, or a pad's
-fill and insert) is one dispatch writing each element once."""
+fill and insert) is one dispatch writing each element once.
+
+A contraction or reduction also takes its elementwise consumers (bias add, activation, residual
+add, a mean's division) as an epilogue: the chain of sole users that read it element for element,
+at the index they write. The chain's last op is the region's root and the contraction comes in
+with it, so the result leaves the dispatch once, after the epilogue, which targets apply to each
+output tile while it is hot. A chain member then belongs to its contraction's region and is not
+recomputed as the elementwise prologue of a later contraction (which would read it from memory
+it materialises anyway)."""
 
 from __future__ import annotations
 
@@ -73,6 +81,60 @@ def _is_elementwise(op: Operation) -> bool:
     return all(_is_projected_permutation(m.data) for m in op.indexing_maps)
 
 
+EPILOGUE_ROOTS: tuple[type[Operation], ...] = (
+    linalg.MatmulOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp, linalg.ReduceOp,
+    *linalg_ext.KERNEL_OPS,
+)
+
+
+def _takes_epilogue(op: Operation) -> bool:
+    """A root with loops of its own and one result, whose output tiles a target can finish with
+    elementwise code before storing them."""
+    if len(op.results) != 1:
+        return False
+    if isinstance(op, linalg.GenericOp):
+        return any(it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types)
+    return isinstance(op, EPILOGUE_ROOTS)
+
+
+def _epilogue_step(value: SSAValue, block: Block) -> Operation | None:
+    """The sole user of `value` when it is an elementwise generic of the same block with one
+    result of `value`'s type that reads `value` only at the index it writes."""
+    users = {use.operation for use in value.uses}
+    if len(users) != 1:
+        return None
+    user = users.pop()
+    if not isinstance(user, linalg.GenericOp) or user.parent_block() is not block or \
+            len(user.results) != 1 or user.results[0].type != value.type or \
+            not _is_elementwise(user):
+        return None
+    maps = [m.data for m in user.indexing_maps]
+    written = maps[len(user.inputs)]
+    reads = [maps[j] for j, x in enumerate(user.operands) if x is value]
+    return user if all(m == written for m in reads) else None
+
+
+def _epilogues(block: Block) -> tuple[dict[Operation, Operation], dict[Operation, Operation]]:
+    """(first epilogue op -> its contraction, epilogue op -> the last op of its chain). Roots are
+    taken in block order; an op already in a chain ends the next chain before it. Linear in the
+    block's size: each op is looked at once as a root and at most once as a chain member."""
+    anchor: dict[Operation, Operation] = {}
+    member_of: dict[Operation, Operation] = {}
+    for op in block.ops:
+        if not _takes_epilogue(op):
+            continue
+        chain: list[Operation] = []
+        step = _epilogue_step(op.results[0], block)
+        while step is not None and step not in member_of:
+            chain.append(step)
+            step = _epilogue_step(step.results[0], block)
+        if chain:
+            anchor[chain[0]] = op
+            for member in chain:
+                member_of[member] = chain[-1]
+    return anchor, member_of
+
+
 def _is_chained_insert(consumer: Operation, operand: SSAValue) -> bool:
     """`operand` is the destination of insert `consumer`, made by an insert used nowhere else:
     both write the same tensor, so they belong to one dispatch."""
@@ -125,10 +187,11 @@ class FormDispatchRegions(Pass):
         # Regions only ever take ops that were here at the start, and inserting or erasing
         # others keeps their order: one numbering serves every region.
         position = {op: i for i, op in enumerate(original)}
+        anchor, member_of = _epilogues(block) if fuse else ({}, {})
         for root in reversed(original):
             if root in grouped or not isinstance(root, ROOT_OPS):
                 continue
-            fused, cloned = self._collect(root, block, fuse)
+            fused, cloned = self._collect(root, block, fuse, anchor, member_of)
             grouped.update(fused - cloned)
             ordered = sorted(fused, key=position.__getitem__)
             self._make_region(root, ordered, cloned, block)
@@ -138,8 +201,9 @@ class FormDispatchRegions(Pass):
                 op.detach()
                 op.erase()
 
-    def _collect(self, root: Operation, block: Block,
-                 fuse: bool) -> tuple[set[Operation], set[Operation]]:
+    def _collect(self, root: Operation, block: Block, fuse: bool,
+                 anchor: dict[Operation, Operation],
+                 member_of: dict[Operation, Operation]) -> tuple[set[Operation], set[Operation]]:
         """The ops of root's region, and which of them are clones (their originals stay for
         users outside the region)."""
         fused: set[Operation] = {root}
@@ -152,7 +216,9 @@ class FormDispatchRegions(Pass):
                     continue
                 if producer.parent_block() is not block:
                     continue
-                if isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
+                if member_of.get(producer, root) is not root:
+                    continue  # another contraction's epilogue: computed in its region
+                if anchor.get(op) is producer or isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
                         (fuse and _is_elementwise(producer)):
                     fused.add(producer)
                     pending.append(producer)

@@ -222,6 +222,7 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
         gemm(low, bb, bb.sub(rows[1], rows[0]), bb.sub(cols[1], cols[0]), K, a, rb, c)
         if scratch:
             copy_back(low, bb, c, dest, prefix, rows, cols)
+        low.finish_block(bb, n, [(i, bb.add(i, I64(1))) for i in prefix] + [rows, cols])
 
     if len(shape) == 3:
         extent: k.Dim = 1

@@ -63,6 +63,7 @@ def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int,
             if mem is not None:
                 out_idx = [loops[d] if d >= 0 else I64(0) for d in view.maps[nin + i]]
                 s.store_element(bb, bb.load(acc), mem.address(bb, out_idx), mem.dtype)
+                low.finish_block(bb, n, [(x, bb.add(x, I64(1))) for x in out_idx])
     for_nest(b, bounds, outer, "p")
     return extent, tile
 
