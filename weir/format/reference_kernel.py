@@ -198,6 +198,15 @@ class Transpose:
 
 
 @dataclass(frozen=True)
+class Reshape:
+    """tensor.collapse_shape / expand_shape: the input's elements, in row-major order, laid out
+    in `shape` (static, with as many elements as the input)."""
+
+    input: int
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Broadcast:
     """linalg.broadcast: `dimensions` are the init dimensions the input does not have."""
 
@@ -280,7 +289,7 @@ def window_error(offset: int, size: int, stride: int, extent: int) -> str | None
 
 
 KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Conv2D, Pool2D, Transpose, Broadcast, Reduce,
-                 Result, Store, Slice, InsertSlice]
+                 Result, Store, Slice, InsertSlice, Reshape]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,10 @@ a read of the whole tensor, and memory bandwidth is what bounds such ops. Roots 
 to first, so by the time a producer's last user is grouped the producer moves in.
 
 `tensor.extract_slice` is elementwise in this sense (each element is one element of its source,
-at a remapped index), so a slice fuses into whatever reads it, offsets and all. A
+at a remapped index), so a slice fuses into whatever reads it, offsets and all; so are static
+`tensor.collapse_shape` / `expand_shape`, so a transpose behind a reshape folds into how its
+reader reads (no dispatch of its own). A reshape nothing fuses stays on the host, where it is
+free. A
 `tensor.insert_slice` writes a window of its destination; it is a root, and pulls in a
 destination that is itself an insert used only there, so a chain of inserts (a concat, or a pad's
 fill and insert) is one dispatch writing each element once.
@@ -74,6 +77,8 @@ def _is_elementwise(op: Operation) -> bool:
     if isinstance(op, linalg.BroadcastOp | linalg.TransposeOp | linalg.FillOp |
                   tensor.ExtractSliceOp):
         return True
+    if isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
+        return _is_static(op.operands[0]) and _is_static(op.results[0])
     if not isinstance(op, linalg.GenericOp):
         return False
     if any(it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types):
@@ -133,6 +138,10 @@ def _epilogues(block: Block) -> tuple[dict[Operation, Operation], dict[Operation
             for member in chain:
                 member_of[member] = chain[-1]
     return anchor, member_of
+
+
+def _is_static(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and all(d >= 0 for d in value.type.get_shape())
 
 
 def _is_chained_insert(consumer: Operation, operand: SSAValue) -> bool:

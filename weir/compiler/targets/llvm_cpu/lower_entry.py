@@ -174,6 +174,11 @@ class EntryLowering:
             assert isinstance(op, k.Load)
             self.memory[(n, 0)] = self.binding_memory(b, op.binding, op.offset, op.dtype,
                                                       op.shape, False)
+        # A reshape of memory is the same memory under other dims: contractions read it as is.
+        for n, op in enumerate(kv.ops):
+            source = self.memory.get(kv.ref(op.input)) if isinstance(op, k.Reshape) else None
+            if source is not None:
+                self.memory[(n, 0)] = Memory(source.ptr, source.dtype, self.dims((n, 0)))
         stores = [op for op in kv.ops if isinstance(op, k.Store)]
         roots = [n for n in range(len(kv.ops)) if kv.is_root(n)]
         # Results that land in a binding are computed there directly.
@@ -250,7 +255,7 @@ class EntryLowering:
             view = kv.views.get(n)
             if view is not None:
                 operands = view.inputs + view.outputs
-            elif isinstance(op, (k.Broadcast, k.Transpose, k.Slice)):
+            elif isinstance(op, (k.Broadcast, k.Transpose, k.Slice, k.Reshape)):
                 operands = (kv.ref(op.input),)
             else:
                 operands = ()
@@ -399,6 +404,10 @@ class EntryLowering:
             x = yield kv.ref(op.input), window_index(self, b, op.offsets, op.strides, op.dropped,
                                                      idx)
             return x
+        if isinstance(op, k.Reshape):
+            x = yield kv.ref(op.input), self._reshaped_index(b, idx, op.shape,
+                                                             self.dims(kv.ref(op.input)))
+            return x
         if isinstance(op, k.Transpose):
             src = [I64(0)] * len(idx)
             for j, p in enumerate(op.permutation):
@@ -417,6 +426,22 @@ class EntryLowering:
                 ctx.cache[key] = (results, loops)
             return ctx.cache[key][0][i]  # type: ignore[index, no-any-return]
         raise AssertionError(f"no per-element form for {type(op).__name__}")
+
+    def _reshaped_index(self, b: ir.IRBuilder, idx: list[ir.Value], shape: tuple[int, ...],
+                        source: list[ir.Value]) -> list[ir.Value]:
+        """The source index of element `idx` of a reshape to `shape`: the row-major position,
+        split over the source's dims (constant sizes, so the divisions become multiplies)."""
+        linear: ir.Value = I64(0)
+        for x, d in zip(idx, shape):
+            linear = b.add(b.mul(linear, I64(d)), x) if d != 1 else linear
+        src: list[ir.Value] = []
+        for d in reversed(source):
+            if isinstance(d, ir.Constant) and d.constant == 1:
+                src.append(I64(0))
+                continue
+            src.append(b.urem(linear, d))
+            linear = b.udiv(linear, d)
+        return src[::-1]
 
     def _operand_at(self, view: GenericView, j: int,
                     loops: list[ir.Value]) -> tuple[ValueRef, list[ir.Value]]:
