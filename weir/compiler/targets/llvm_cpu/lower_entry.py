@@ -9,11 +9,7 @@ The grid: when the entry has one loop nest (one root, or elementwise stores of o
 outermost non-unit dimension is split into workgroups of `tile` indices, sized so that each
 workgroup does enough work to be worth a thread; otherwise the entry is one workgroup.
 
-An epilogue: when the entry's one root is finished by elementwise code of its shape that reads it
-only at the index being written (a bias add and activation after a matmul, a division after a
-sum), the root keeps its own grid and each workgroup applies the epilogue to the output tile it
-has just written, while the tile is in cache. The root's result then lives in the epilogue's
-result binding, and the epilogue overwrites each element with its final value in place."""
+A root finished by an elementwise epilogue keeps its own grid (epilogue.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +21,7 @@ from typing import Any, Callable, TypeVar
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.epilogue import plan_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
@@ -195,7 +192,7 @@ class EntryLowering:
             return self._root(b, roots[0], partitioned=True)
         if not roots and len(shapes) == 1:
             return self._elementwise(b, lazy_stores, partitioned=True)
-        if len(roots) == 1 and self._plan_epilogue(b, roots[0], lazy_stores):
+        if len(roots) == 1 and plan_epilogue(self, b, roots[0], lazy_stores):
             return self._root(b, roots[0], partitioned=True)
         # Anything else runs as one workgroup: roots in order, then the elementwise stores.
         # An insert's destination made by another insert writes straight into its memory.
@@ -208,7 +205,7 @@ class EntryLowering:
                                                                   self.dims((owner, 0)))
                 self.memory[(n, 0)] = self.memory[(owner, 0)]
         for n in roots:
-            for i in range(len(self._outputs_of(n))):
+            for i in range(len(self.outputs_of(n))):
                 if (n, i) not in self.memory:
                     self.memory[(n, i)] = self.scratch_memory(b, kv.dtype[(n, i)],
                                                               self.dims((n, i)))
@@ -220,74 +217,7 @@ class EntryLowering:
             self._elementwise(b, group, partitioned=False)
         return 1, 1
 
-    def _plan_epilogue(self, b: ir.IRBuilder, root: int, stores: list[k.Store]) -> bool:
-        """Sets up `stores` as the epilogue of `root` when each reads the root only at the index
-        it writes; the root then lands in a store's binding (when nothing else stores it) to be
-        finished in place, which needs one store of the root's type."""
-        kv = self.kv
-        out = (root, 0)
-        if not stores or isinstance(kv.ops[root], k.InsertSlice) or \
-                len(self._outputs_of(root)) != 1:
-            return False
-        values = [kv.ref(st.value) for st in stores]
-        if any(kv.shape[v] != kv.shape[out] for v in values) or \
-                not all(v in self._read_at_own_index(root) for v in values):
-            return False
-        if out not in self.memory and (len(stores) != 1 or kv.dtype[values[0]] != kv.dtype[out]):
-            return False
-        targets = [(v, self.binding_memory(b, st.binding, st.offset, kv.dtype[v], kv.shape[v],
-                                           True)) for st, v in zip(stores, values)]
-        if out not in self.memory:
-            self.memory[out] = targets[0][1]
-        self.epilogue = (root, targets)
-        return True
-
-    def _read_at_own_index(self, root: int) -> set[ValueRef]:
-        """Values whose element at an index reads `root`'s result, if at all, only at that same
-        index: chains of generics whose operands from the root share the result's map. One pass
-        in op order (operands come first), so long chains cost no recursion."""
-        kv = self.kv
-        depends: set[int] = {root}
-        good: set[ValueRef] = {(root, 0)}
-        for n, op in enumerate(kv.ops):
-            if n == root or isinstance(op, (k.Result, k.Store)):
-                continue
-            view = kv.views.get(n)
-            if view is not None:
-                operands = view.inputs + view.outputs
-            elif isinstance(op, (k.Broadcast, k.Transpose, k.Slice, k.Reshape)):
-                operands = (kv.ref(op.input),)
-            else:
-                operands = ()
-            reading = [j for j, u in enumerate(operands) if u[0] in depends]
-            if not reading:
-                good.update((n, i) for i in range(len(view.outputs) if view else 1))
-                continue
-            depends.add(n)
-            if view is None or view.reduces:
-                continue
-            nin = len(view.inputs)
-            for i in range(len(view.outputs)):
-                if all(view.maps[j] == view.maps[nin + i] and operands[j] in good
-                       for j in reading):
-                    good.add((n, i))
-        return good
-
-    def finish_block(self, b: ir.IRBuilder, n: int, box: list[tuple[ir.Value, ir.Value]]) -> None:
-        """Called by a root's lowering once it has written the block `box` of its output: applies
-        the epilogue there (nothing when the root has none)."""
-        if self.epilogue is None or self.epilogue[0] != n:
-            return
-        targets = self.epilogue[1]
-
-        def body(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-            ctx = Body()
-            for v, mem in targets:
-                s.store_element(bb, self.element(bb, v, idx, ctx), mem.address(bb, idx),
-                                mem.dtype)
-        for_nest(b, box, body, "epi")
-
-    def _outputs_of(self, n: int) -> tuple[ValueRef, ...]:
+    def outputs_of(self, n: int) -> tuple[ValueRef, ...]:
         view = self.kv.views.get(n)
         return view.outputs if view is not None else ((n, 0),)
 
