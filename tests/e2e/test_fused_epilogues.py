@@ -230,3 +230,133 @@ def test_consumer_changing_the_element_type_is_no_epilogue(run: Runner) -> None:
     got = np.asarray(run(src, "f", x, w))
     assert got.dtype == np.float16
     np.testing.assert_allclose(got.astype(np.float32), x @ w, rtol=2e-3, atol=2e-3)
+
+
+SOFTMAX_GENERICS = """
+#row = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%x: tensor<70x100xf32>) -> tensor<70x100xf32> {
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<70xf32>
+  %full = tensor.empty() : tensor<70x100xf32>
+  %max_init = linalg.fill ins(%lowest : f32) outs(%rows : tensor<70xf32>) -> tensor<70xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<70x100xf32>) outs(%max_init : tensor<70xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<70xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<70x100xf32>, tensor<70xf32>) outs(%full : tensor<70x100xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %s = arith.subf %in, %m : f32
+    %e = math.exp %s : f32
+    linalg.yield %e : f32
+  } -> tensor<70x100xf32>
+  %sum_init = linalg.fill ins(%zero : f32) outs(%rows : tensor<70xf32>) -> tensor<70xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<70x100xf32>) outs(%sum_init : tensor<70xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<70xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<70x100xf32>, tensor<70xf32>) outs(%full : tensor<70x100xf32>) {
+  ^bb0(%e: f32, %s: f32, %out: f32):
+    %d = arith.divf %e, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<70x100xf32>
+  return %0 : tensor<70x100xf32>
+}"""
+
+SOFTMAX_BROADCASTS = """
+func.func @f(%x: tensor<70x100xf32>) -> tensor<70x100xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<70xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<70xf32>) -> tensor<70xf32>
+  %max = linalg.reduce ins(%x : tensor<70x100xf32>) outs(%mi : tensor<70xf32>) dimensions = [1]
+    (%a: f32, %m: f32) {
+      %y = arith.maximumf %a, %m : f32
+      linalg.yield %y : f32
+    }
+  %e1 = tensor.empty() : tensor<70x100xf32>
+  %maxb = linalg.broadcast ins(%max : tensor<70xf32>) outs(%e1 : tensor<70x100xf32>) dimensions = [1]
+  %d = arith.subf %x, %maxb : tensor<70x100xf32>
+  %ex = math.exp %d : tensor<70x100xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e0 : tensor<70xf32>) -> tensor<70xf32>
+  %sum = linalg.reduce ins(%ex : tensor<70x100xf32>) outs(%si : tensor<70xf32>) dimensions = [1]
+    (%a: f32, %s: f32) {
+      %y = arith.addf %a, %s : f32
+      linalg.yield %y : f32
+    }
+  %sumb = linalg.broadcast ins(%sum : tensor<70xf32>) outs(%e1 : tensor<70x100xf32>) dimensions = [1]
+  %r = arith.divf %ex, %sumb : tensor<70x100xf32>
+  return %r : tensor<70x100xf32>
+}"""
+
+
+@pytest.mark.parametrize("src", [SOFTMAX_GENERICS, SOFTMAX_BROADCASTS],
+                         ids=["generics", "broadcasts"])
+def test_softmax_is_two_dispatches(run: Runner, src: str) -> None:
+    assert dispatches(src) == 2
+    x = normal(70, 100) * 4
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(np.asarray(run(src, "f", x)), e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_row_sum_over_a_kept_unit_dimension(run: Runner) -> None:
+    """PyTorch's keepdim form: the sum is 2x3x5x1, read back through a constant-0 index."""
+    src = """
+    #in = affine_map<(a, b, c, d) -> (a, b, c, d)>
+    #kept = affine_map<(a, b, c, d) -> (a, b, c, 0)>
+    func.func @f(%x: tensor<2x3x5x16xf32>) -> tensor<2x3x5x16xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<2x3x5x1xf32>
+      %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x5x1xf32>) -> tensor<2x3x5x1xf32>
+      %sum = linalg.generic {indexing_maps = [#in, #kept], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+          ins(%x : tensor<2x3x5x16xf32>) outs(%acc : tensor<2x3x5x1xf32>) {
+      ^bb0(%in: f32, %a: f32):
+        %s = arith.addf %in, %a : f32
+        linalg.yield %s : f32
+      } -> tensor<2x3x5x1xf32>
+      %full = tensor.empty() : tensor<2x3x5x16xf32>
+      %y = linalg.generic {indexing_maps = [#in, #kept, #in], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%x, %sum : tensor<2x3x5x16xf32>, tensor<2x3x5x1xf32>) outs(%full : tensor<2x3x5x16xf32>) {
+      ^bb0(%in: f32, %s: f32, %o: f32):
+        %d = arith.divf %in, %s : f32
+        linalg.yield %d : f32
+      } -> tensor<2x3x5x16xf32>
+      return %y : tensor<2x3x5x16xf32>
+    }"""
+    assert dispatches(src) == 1
+    x = np.abs(normal(2, 3, 5, 16)) + 0.1
+    np.testing.assert_allclose(np.asarray(run(src, "f", x)), x / x.sum(axis=3, keepdims=True),
+                               rtol=1e-5)
+
+
+def test_transposed_row_epilogue(run: Runner) -> None:
+    """A reduction's result broadcast along rows then read transposed: the epilogue of each
+    reduced element is a column of the result."""
+    src = """
+    func.func @f(%x: tensor<40x24xf32>) -> tensor<24x40xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e0 = tensor.empty() : tensor<40xf32>
+      %acc = linalg.fill ins(%zero : f32) outs(%e0 : tensor<40xf32>) -> tensor<40xf32>
+      %sum = linalg.reduce ins(%x : tensor<40x24xf32>) outs(%acc : tensor<40xf32>) dimensions = [1]
+        (%a: f32, %s: f32) {
+          %y = arith.addf %a, %s : f32
+          linalg.yield %y : f32
+        }
+      %e1 = tensor.empty() : tensor<24x40xf32>
+      %b = linalg.broadcast ins(%sum : tensor<40xf32>) outs(%e1 : tensor<24x40xf32>) dimensions = [0]
+      %t = linalg.transpose ins(%x : tensor<40x24xf32>) outs(%e1 : tensor<24x40xf32>) permutation = [1, 0]
+      %r = arith.subf %t, %b : tensor<24x40xf32>
+      return %r : tensor<24x40xf32>
+    }"""
+    assert dispatches(src) == 1
+    x = normal(40, 24)
+    np.testing.assert_allclose(np.asarray(run(src, "f", x)), (x - x.sum(axis=1, keepdims=True)).T,
+                               rtol=1e-5, atol=1e-5)

@@ -1,7 +1,8 @@
 // Checks that contractions and reductions take their elementwise consumers as an epilogue (the
-// chain of sole users reading them at the index they write): matmul + bias + relu, conv + bias +
-// relu, sum + division are one region each, a fused chain stays out of the next matmul's region,
-// and consumers that read the result elsewhere, or share it, stay out.
+// chain of sole users reading them at the index they write, or for a reduction at a projection
+// of it): matmul + bias + relu, conv + bias + relu, sum + division are one region each, a fused
+// chain stays out of the next matmul's region, and consumers that read the result elsewhere, or
+// share it, stay out.
 // RUN: weir-opt --split-input-file --convert-elementwise-to-linalg --form-dispatch-regions %s | filecheck %s
 
 // CHECK-LABEL: func.func @bias_relu
@@ -187,4 +188,65 @@ func.func @conv_bias_relu(%x: tensor<1x3x8x8xf32>, %f: tensor<4x3x3x3xf32>, %b: 
     linalg.yield %r : f32
   } -> tensor<1x4x6x6xf32>
   return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// A row sum read back through a kept unit dimension (PyTorch's keepdim form, a constant-0
+// index) by its sole user: a row-wise epilogue, one region.
+#in = affine_map<(a, b, c) -> (a, b, c)>
+#kept = affine_map<(a, b, c) -> (a, b, 0)>
+// CHECK-LABEL: func.func @keepdim_division
+// CHECK-NEXT: %[[R:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}} ins(%x, %[[SUM]] :
+// CHECK: arith.divf
+// CHECK: "flow.return"
+// CHECK-NEXT: })
+// CHECK-NEXT: func.return %[[R]]
+func.func @keepdim_division(%x: tensor<2x5x16xf32>) -> tensor<2x5x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x5x1xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  %sum = linalg.generic {indexing_maps = [#in, #kept], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x5x16xf32>) outs(%acc : tensor<2x5x1xf32>) {
+  ^bb0(%in: f32, %a: f32):
+    %s = arith.addf %in, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x5x1xf32>
+  %full = tensor.empty() : tensor<2x5x16xf32>
+  %y = linalg.generic {indexing_maps = [#in, #kept, #in], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %sum : tensor<2x5x16xf32>, tensor<2x5x1xf32>) outs(%full : tensor<2x5x16xf32>) {
+  ^bb0(%in: f32, %s: f32, %o: f32):
+    %d = arith.divf %in, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<2x5x16xf32>
+  return %y : tensor<2x5x16xf32>
+}
+
+// -----
+
+// A matmul's consumer reading it at a projection of its index is no epilogue: a matmul's result
+// is finished in place only.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_read_by_rows
+// CHECK: %[[MM:.*]] = "flow.dispatch.region"() ({
+// CHECK: linalg.matmul
+// CHECK-NEXT: "flow.return"
+// CHECK: "flow.dispatch.region"() ({
+// CHECK-NOT: linalg.matmul
+// CHECK: ins(%[[MM]] :
+func.func @matmul_read_by_rows(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<1x8xf32>, tensor<8x16xf32>) outs(%acc : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %full = tensor.empty() : tensor<4x16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<1x16xf32>) outs(%full : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
 }

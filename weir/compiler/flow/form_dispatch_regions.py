@@ -20,7 +20,9 @@ fill and insert) is one dispatch writing each element once.
 
 A contraction or reduction also takes its elementwise consumers (bias add, activation, residual
 add, a mean's division) as an epilogue: the chain of sole users that read it element for element,
-at the index they write. The chain's last op is the region's root and the contraction comes in
+at the index they write; a reduction's chain may also read it at a projection of that index (a
+softmax's division by the row sums, which then shares a dispatch with the sum and the
+exponentials it divides). The chain's last op is the region's root and the contraction comes in
 with it, so the result leaves the dispatch once, after the epilogue, which targets apply to each
 output tile while it is hot. A chain member then belongs to its contraction's region and is not
 recomputed as the elementwise prologue of a later contraction (which would read it from memory
@@ -97,26 +99,40 @@ def _takes_epilogue(op: Operation) -> bool:
     elementwise code before storing them."""
     if len(op.results) != 1:
         return False
-    if isinstance(op, linalg.GenericOp):
-        return any(it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types)
-    return isinstance(op, EPILOGUE_ROOTS)
+    return _is_reduction(op) or isinstance(op, EPILOGUE_ROOTS)
 
 
-def _epilogue_step(value: SSAValue, block: Block) -> Operation | None:
+def _is_reduction(op: Operation) -> bool:
+    return isinstance(op, linalg.ReduceOp) or isinstance(op, linalg.GenericOp) and any(
+        it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types)
+
+
+def _epilogue_step(value: SSAValue, block: Block, rowwise: bool) -> Operation | None:
     """The sole user of `value` when it is an elementwise generic of the same block with one
-    result of `value`'s type that reads `value` only at the index it writes."""
+    result that reads `value` only at the index it writes, in `value`'s type; or, when `rowwise`
+    (the chain of a reduction, whose result is small), at any projection of that index (a
+    softmax's division by its row sums), in any type, broadcasts and transposes included."""
     users = {use.operation for use in value.uses}
     if len(users) != 1:
         return None
     user = users.pop()
-    if not isinstance(user, linalg.GenericOp) or user.parent_block() is not block or \
-            len(user.results) != 1 or user.results[0].type != value.type or \
+    if user.parent_block() is not block:
+        return None
+    if isinstance(user, linalg.BroadcastOp | linalg.TransposeOp):
+        return user if rowwise else None
+    if not isinstance(user, linalg.GenericOp) or len(user.results) != 1 or \
             not _is_elementwise(user):
         return None
     maps = [m.data for m in user.indexing_maps]
     written = maps[len(user.inputs)]
     reads = [maps[j] for j, x in enumerate(user.operands) if x is value]
-    return user if all(m == written for m in reads) else None
+    if all(m == written for m in reads) and user.results[0].type == value.type:
+        return user
+    dims = {e.position for e in written.results if isinstance(e, AffineDimExpr)}
+    projected = all(isinstance(e, AffineDimExpr) and e.position in dims or
+                    isinstance(e, AffineConstantExpr) and e.value == 0
+                    for m in reads for e in m.results)
+    return user if rowwise and projected else None
 
 
 def _epilogues(block: Block) -> tuple[dict[Operation, Operation], dict[Operation, Operation]]:
@@ -129,10 +145,11 @@ def _epilogues(block: Block) -> tuple[dict[Operation, Operation], dict[Operation
         if not _takes_epilogue(op):
             continue
         chain: list[Operation] = []
-        step = _epilogue_step(op.results[0], block)
+        rowwise = _is_reduction(op)
+        step = _epilogue_step(op.results[0], block, rowwise)
         while step is not None and step not in member_of:
             chain.append(step)
-            step = _epilogue_step(step.results[0], block)
+            step = _epilogue_step(step.results[0], block, rowwise)
         if chain:
             anchor[chain[0]] = op
             for member in chain:

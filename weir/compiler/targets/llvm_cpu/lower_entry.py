@@ -73,7 +73,8 @@ class EntryLowering:
         # GEMM microkernels the entry calls, by (lhs, rhs, accumulator) type.
         self.gemms: set[tuple[str, str, str]] = set()
         # The root whose output tiles get an epilogue, and the values stored from each tile.
-        self.epilogue: tuple[int, list[tuple[ValueRef, Memory]]] | None = None
+        # (store, its memory, which of its dims index the root).
+        self.epilogue: tuple[int, list[tuple[ValueRef, Memory, tuple[int, ...]]]] | None = None
 
     # ------------------------------------------------------------------ function and prologue
 
