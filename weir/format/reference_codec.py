@@ -39,6 +39,7 @@ from weir.format.reference_kernel import (
     Slice,
     Store,
     Transpose,
+    Reshape,
 )
 
 ITERATORS = ("parallel", "reduction")
@@ -77,6 +78,7 @@ _OP_KEYS: dict[str, tuple[str, ...]] = {
     "store": ("op", "value", "binding", "offset"),
     "slice": ("op", "input", "offsets", "sizes", "strides", "dropped"),
     "insert_slice": ("op", "source", "dest", "offsets", "strides", "dropped"),
+    "reshape": ("op", "input", "shape"),
     **reference_codec_ext.OP_KEYS,
 }
 
@@ -133,6 +135,8 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
     if isinstance(op, Transpose):
         return {"op": "transpose", "input": op.input, "init": op.init,
                 "permutation": list(op.permutation)}
+    if isinstance(op, Reshape):
+        return {"op": "reshape", "input": op.input, "shape": list(op.shape)}
     if isinstance(op, Broadcast):
         return {"op": "broadcast", "input": op.input, "init": op.init,
                 "dimensions": list(op.dimensions)}
@@ -311,6 +315,8 @@ class _EntryDecoder:
                 raise jf.fail(w, f"permutation {list(perm)} does not permute rank {kin[1]}")
             self.values.append(kinit)
             return Transpose(inp, init, perm)
+        if name == "reshape":
+            return self.reshape(o, w)
         if name == "broadcast":
             inp = jf.as_int(g("input"), w + ".input", limit=len(self.values))
             init = jf.as_int(g("init"), w + ".init", limit=len(self.values))
@@ -458,6 +464,13 @@ class _EntryDecoder:
             raise jf.fail(w, f"dropped dimensions {list(dropped)} must be increasing")
         return offsets, strides, dropped
 
+    def reshape(self, o: dict[str, Any], w: str) -> Reshape:
+        inp = jf.as_int(jf.field(o, "input", w), w + ".input", limit=len(self.values))
+        dtype, _ = self.tensor(inp, w + ".input")
+        shape = jf.as_int_list(jf.field(o, "shape", w), w + ".shape")
+        self.values.append((dtype, len(shape)))
+        return Reshape(inp, tuple(shape))
+
     def slice(self, o: dict[str, Any], w: str) -> Slice:
         inp = jf.as_int(jf.field(o, "input", w), w + ".input", limit=len(self.values))
         dtype, rank = self.tensor(inp, w + ".input")
@@ -543,7 +556,7 @@ def _value_uses(op: KernelOp) -> tuple[int, ...]:
         return (op.source,)
     if isinstance(op, Store):
         return (op.value,)
-    if isinstance(op, Slice):
+    if isinstance(op, (Slice, Reshape)):
         return (op.input,)
     if isinstance(op, InsertSlice):
         return (op.source, op.dest)

@@ -220,6 +220,15 @@ class Transpose:
 
 
 @dataclass(frozen=True)
+class Reshape:
+    """tensor.collapse_shape / expand_shape: the input's elements, in row-major order, laid out
+    in `shape` (static, with as many elements as the input)."""
+
+    input: int
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Broadcast:
     """linalg.broadcast: `dimensions` are the init dimensions the input does not have."""
 
@@ -386,7 +395,8 @@ class MapStore:
 
 
 KernelOp = Union[Load, Empty, Fill, Generic, Matmul, Conv2D, Pool2D, Transpose, Broadcast, Reduce,
-                 Result, Store, Slice, InsertSlice, Sort, Scan, Scatter, Gather, MapLoad, MapStore]
+                 Result, Store, Slice, InsertSlice, Sort, Scan, Scatter, Gather, MapLoad, MapStore,
+                 Reshape]
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,18 @@
 // Checks that elementwise producers with several users are cloned into each consumer's region
 // (recomputed, never materialised), that broadcasts fuse like elementwise ops, and that a
-// producer moves into the region of its last remaining user: softmax becomes three dispatches.
-// RUN: weir-opt --convert-elementwise-to-linalg --form-dispatch-regions %s | filecheck %s
+// reduction takes its row-wise consumers as an epilogue: softmax becomes two dispatches, the
+// max with the exponentials it makes, and the sum with the division that reads it.
+// RUN: weir-opt --split-input-file --convert-elementwise-to-linalg --form-dispatch-regions %s | filecheck %s
 
 // CHECK-LABEL: func.func @softmax_rows
-// CHECK: %[[MAX:.*]] = "flow.dispatch.region"() ({
-// CHECK: linalg.reduce
-// CHECK: %[[SUM:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[EX:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[MAX:.*]] = linalg.reduce
 // CHECK: linalg.broadcast ins(%[[MAX]]
-// CHECK: linalg.generic
+// CHECK: arith.subf
 // CHECK: math.exp
-// CHECK: linalg.reduce
+// CHECK: "flow.return"
 // CHECK: %[[OUT:.*]] = "flow.dispatch.region"() ({
-// CHECK: linalg.broadcast ins(%[[MAX]]
-// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[EX]]
 // CHECK: linalg.broadcast ins(%[[SUM]]
 // CHECK: arith.divf
 // CHECK: func.return %[[OUT]]
@@ -41,4 +40,25 @@ func.func @softmax_rows(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %sumb = linalg.broadcast ins(%sum : tensor<8xf32>) outs(%e1 : tensor<8x16xf32>) dimensions = [1]
   %r = arith.divf %ex, %sumb : tensor<8x16xf32>
   return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// An elementwise value two matmuls read is recomputed in each matmul's region.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK: "flow.dispatch.region"() ({
+// CHECK: math.exp
+// CHECK: linalg.matmul
+// CHECK: "flow.dispatch.region"() ({
+// CHECK: math.exp
+// CHECK: linalg.matmul
+// CHECK-NOT: "flow.dispatch.region"
+func.func @shared_producer(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = math.exp %x : tensor<4x4xf32>
+  %m1 = linalg.matmul ins(%a, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m2 = linalg.matmul ins(%w, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %m1, %m2 : tensor<4x4xf32>, tensor<4x4xf32>
 }

@@ -67,14 +67,16 @@ func.func @insert_used_twice(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<8x
 
 // -----
 
-// Reshapes are metadata on the host: each elementwise op around them is its own region.
+// Static reshapes fuse like slices: the elementwise ops around them are one region.
 // CHECK-LABEL: func.func @reshape_between
-// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %x
-// CHECK-NEXT: %[[R0:.*]] = "flow.dispatch.region"() ({
-// CHECK: ins(%[[C]] : tensor<24xf32>)
-// CHECK: %[[X:.*]] = tensor.expand_shape %[[R0]]
-// CHECK-NEXT: "flow.dispatch.region"() ({
-// CHECK: ins(%[[X]] : tensor<2x12xf32>)
+// CHECK-NEXT: %[[R:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[C:.*]] = tensor.collapse_shape %x
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<24xf32>)
+// CHECK: %[[X:.*]] = tensor.expand_shape %[[A]]
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<2x12xf32>)
+// CHECK: "flow.return"
+// CHECK-NEXT: })
+// CHECK-NEXT: func.return %[[R]]
 func.func @reshape_between(%x: tensor<4x6xf32>) -> tensor<2x12xf32> {
   %0 = tensor.collapse_shape %x [[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
   %1 = math.absf %0 : tensor<24xf32>

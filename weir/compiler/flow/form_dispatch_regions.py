@@ -10,10 +10,23 @@ a read of the whole tensor, and memory bandwidth is what bounds such ops. Roots 
 to first, so by the time a producer's last user is grouped the producer moves in.
 
 `tensor.extract_slice` is elementwise in this sense (each element is one element of its source,
-at a remapped index), so a slice fuses into whatever reads it, offsets and all. A
+at a remapped index), so a slice fuses into whatever reads it, offsets and all; so are static
+`tensor.collapse_shape` / `expand_shape`, so a transpose behind a reshape folds into how its
+reader reads (no dispatch of its own). A reshape nothing fuses stays on the host, where it is
+free. A
 `tensor.insert_slice` writes a window of its destination; it is a root, and pulls in a
 destination that is itself an insert used only there, so a chain of inserts (a concat, or a pad's
-fill and insert) is one dispatch writing each element once."""
+fill and insert) is one dispatch writing each element once.
+
+A contraction or reduction also takes its elementwise consumers (bias add, activation, residual
+add, a mean's division) as an epilogue: the chain of sole users that read it element for element,
+at the index they write; a reduction's chain may also read it at a projection of that index (a
+softmax's division by the row sums, which then shares a dispatch with the sum and the
+exponentials it divides). The chain's last op is the region's root and the contraction comes in
+with it, so the result leaves the dispatch once, after the epilogue, which targets apply to each
+output tile while it is hot. A chain member then belongs to its contraction's region and is not
+recomputed as the elementwise prologue of a later contraction (which would read it from memory
+it materialises anyway)."""
 
 from __future__ import annotations
 
@@ -67,11 +80,86 @@ def _is_elementwise(op: Operation) -> bool:
     if isinstance(op, linalg.BroadcastOp | linalg.TransposeOp | linalg.FillOp |
                   tensor.ExtractSliceOp):
         return True
+    if isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
+        return _is_static(op.operands[0]) and _is_static(op.results[0])
     if not isinstance(op, linalg.GenericOp):
         return False
     if any(it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types):
         return False
     return all(_is_projected_permutation(m.data) for m in op.indexing_maps)
+
+
+EPILOGUE_ROOTS: tuple[type[Operation], ...] = (
+    linalg.MatmulOp, linalg.Conv2DNhwc_HwcfOp, linalg.PoolingNchwMaxOp, linalg.ReduceOp,
+    *linalg_ext.KERNEL_OPS,
+)
+
+
+def _takes_epilogue(op: Operation) -> bool:
+    """A root with loops of its own and one result, whose output tiles a target can finish with
+    elementwise code before storing them."""
+    if len(op.results) != 1:
+        return False
+    return _is_reduction(op) or isinstance(op, EPILOGUE_ROOTS)
+
+
+def _is_reduction(op: Operation) -> bool:
+    return isinstance(op, linalg.ReduceOp) or isinstance(op, linalg.GenericOp) and any(
+        it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types)
+
+
+def _epilogue_step(value: SSAValue, block: Block, rowwise: bool) -> Operation | None:
+    """The sole user of `value` when it is an elementwise generic of the same block with one
+    result that reads `value` only at the index it writes, in `value`'s type; or, when `rowwise`
+    (the chain of a reduction, whose result is small), at any projection of that index (a
+    softmax's division by its row sums), in any type, broadcasts and transposes included."""
+    users = {use.operation for use in value.uses}
+    if len(users) != 1:
+        return None
+    user = users.pop()
+    if user.parent_block() is not block:
+        return None
+    if isinstance(user, linalg.BroadcastOp | linalg.TransposeOp):
+        return user if rowwise else None
+    if not isinstance(user, linalg.GenericOp) or len(user.results) != 1 or \
+            not _is_elementwise(user):
+        return None
+    maps = [m.data for m in user.indexing_maps]
+    written = maps[len(user.inputs)]
+    reads = [maps[j] for j, x in enumerate(user.operands) if x is value]
+    if all(m == written for m in reads) and user.results[0].type == value.type:
+        return user
+    dims = {e.position for e in written.results if isinstance(e, AffineDimExpr)}
+    projected = all(isinstance(e, AffineDimExpr) and e.position in dims or
+                    isinstance(e, AffineConstantExpr) and e.value == 0
+                    for m in reads for e in m.results)
+    return user if rowwise and projected else None
+
+
+def _epilogues(block: Block) -> tuple[dict[Operation, Operation], dict[Operation, Operation]]:
+    """(first epilogue op -> its contraction, epilogue op -> the last op of its chain). Roots are
+    taken in block order; an op already in a chain ends the next chain before it. Linear in the
+    block's size: each op is looked at once as a root and at most once as a chain member."""
+    anchor: dict[Operation, Operation] = {}
+    member_of: dict[Operation, Operation] = {}
+    for op in block.ops:
+        if not _takes_epilogue(op):
+            continue
+        chain: list[Operation] = []
+        rowwise = _is_reduction(op)
+        step = _epilogue_step(op.results[0], block, rowwise)
+        while step is not None and step not in member_of:
+            chain.append(step)
+            step = _epilogue_step(step.results[0], block, rowwise)
+        if chain:
+            anchor[chain[0]] = op
+            for member in chain:
+                member_of[member] = chain[-1]
+    return anchor, member_of
+
+
+def _is_static(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and all(d >= 0 for d in value.type.get_shape())
 
 
 def _is_chained_insert(consumer: Operation, operand: SSAValue) -> bool:
@@ -126,10 +214,11 @@ class FormDispatchRegions(Pass):
         # Regions only ever take ops that were here at the start, and inserting or erasing
         # others keeps their order: one numbering serves every region.
         position = {op: i for i, op in enumerate(original)}
+        anchor, member_of = _epilogues(block) if fuse else ({}, {})
         for root in reversed(original):
             if root in grouped or not isinstance(root, ROOT_OPS):
                 continue
-            fused, cloned = self._collect(root, block, fuse)
+            fused, cloned = self._collect(root, block, fuse, anchor, member_of)
             grouped.update(fused - cloned)
             ordered = sorted(fused, key=position.__getitem__)
             self._make_region(root, ordered, cloned, block)
@@ -139,8 +228,9 @@ class FormDispatchRegions(Pass):
                 op.detach()
                 op.erase()
 
-    def _collect(self, root: Operation, block: Block,
-                 fuse: bool) -> tuple[set[Operation], set[Operation]]:
+    def _collect(self, root: Operation, block: Block, fuse: bool,
+                 anchor: dict[Operation, Operation],
+                 member_of: dict[Operation, Operation]) -> tuple[set[Operation], set[Operation]]:
         """The ops of root's region, and which of them are clones (their originals stay for
         users outside the region)."""
         fused: set[Operation] = {root}
@@ -153,7 +243,9 @@ class FormDispatchRegions(Pass):
                     continue
                 if producer.parent_block() is not block:
                     continue
-                if isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
+                if member_of.get(producer, root) is not root:
+                    continue  # another contraction's epilogue: computed in its region
+                if anchor.get(op) is producer or isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
                         (fuse and _is_elementwise(producer)):
                     fused.add(producer)
                     pending.append(producer)

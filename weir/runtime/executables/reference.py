@@ -31,6 +31,7 @@ from weir.format.reference_kernel import (
     Slice,
     Store,
     Transpose,
+    Reshape,
 )
 from weir.runtime.executables.reference_body import (
     combine,
@@ -120,6 +121,14 @@ class _Planner:
                 _check_shape(out.shape, init.shape, f"{w}: transpose")
                 values.append(_to(out, init.dtype))
             return transpose
+        if isinstance(op, Reshape):
+            def reshape(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
+                x = _tensor(values[op.input])
+                if x.size != math.prod(op.shape):
+                    raise RuntimeFault(f"{w}: reshape of {x.size} element(s) to "
+                                       f"{list(op.shape)}")
+                values.append(x.reshape(op.shape))
+            return reshape
         if isinstance(op, Broadcast):
             def broadcast(values: Values, b: Sequence[Buffer], c: Sequence[int]) -> None:
                 x, init = _tensor(values[op.input]), _tensor(values[op.init])

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.gemm import get_gemm
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
@@ -226,6 +227,7 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
         gemm(low, bb, bb.sub(rows[1], rows[0]), bb.sub(cols[1], cols[0]), K, a, rb, c)
         if scratch:
             copy_back(low, bb, c, dest, prefix, rows, cols)
+        finish_block(low, bb, n, [(i, bb.add(i, I64(1))) for i in prefix] + [rows, cols])
 
     if len(shape) == 3:
         extent: k.Dim = 1

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.contraction import (
     Strided,
     accumulate_into,
@@ -115,6 +116,9 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                 copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
         else:
             _write_row(low, rb, c, dest, out_layout, bn, oh, out_w, feats)
+        spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
+                 "W": (I64(0), out_w)}
+        finish_block(low, rb, n, [spans.get(d, (I64(0), feats)) for d in out_layout])
     for_range(b, lo, hi, lambda rb, r: low.scoped(rb, lambda: row(rb, r)), "row")
     return extent, tile
 
@@ -198,6 +202,7 @@ def _window_loops(low: EntryLowering, b: ir.IRBuilder, n: int, x: ValueRef, init
             tb.store(combine(tb, tb.load(slot), value, letters), slot)
         for_nest(pb, [(I64(0), window[0]), (I64(0), window[1])], tap, "win")
         s.store_element(pb, pb.load(slot), dest.address(pb, idx), dest.dtype)
+        finish_block(low, pb, n, [(i, pb.add(i, I64(1))) for i in idx])
     for_nest(b, bounds, point, "o")
     return extent, tile
 

@@ -1,6 +1,6 @@
 """What each value of a kernel description is, before any code is emitted: its element type and
 shape, and whether it is computed on demand per element (elementwise ops, broadcasts, transposes,
-fills, slices: these fuse into whoever reads them) or needs loops of its own and memory to land in
+fills, slices, reshapes: these fuse into whoever reads them) or needs loops of its own and memory to land in
 (reductions, contractions and inserts: the dispatch's roots).
 
 An insert is a root rather than a per-element select between source and destination: as loops
@@ -91,6 +91,8 @@ class KernelValues:
             self._same_as(n, op.init)
         elif isinstance(op, k.InsertSlice):
             self._same_as(n, op.dest)
+        elif isinstance(op, k.Reshape):
+            self.dtype[(n, 0)], self.shape[(n, 0)] = self.dtype[self.ref(op.input)], op.shape
         elif isinstance(op, k.Slice):
             r = self.ref(op.input)
             self.dtype[(n, 0)] = self.dtype[r]

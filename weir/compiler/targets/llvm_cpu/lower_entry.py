@@ -7,7 +7,9 @@ own that write into the result binding, or into scratch memory when nothing stor
 
 The grid: when the entry has one loop nest (one root, or elementwise stores of one shape), its
 outermost non-unit dimension is split into workgroups of `tile` indices, sized so that each
-workgroup does enough work to be worth a thread; otherwise the entry is one workgroup."""
+workgroup does enough work to be worth a thread; otherwise the entry is one workgroup.
+
+A root finished by an elementwise epilogue keeps its own grid (epilogue.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.ext_ops import EXT_OPS, lower_ext, result_count
 from weir.compiler.targets.llvm_cpu.checks import emit_extract
+from weir.compiler.targets.llvm_cpu.epilogue import plan_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
@@ -74,6 +77,9 @@ class EntryLowering:
         self.scratch: list[ir.Value] = []
         # GEMM microkernels the entry calls, by (lhs, rhs, accumulator) type.
         self.gemms: set[tuple[str, str, str]] = set()
+        # The root whose output tiles get an epilogue, and the values stored from each tile.
+        # (store, its memory, which of its dims index the root).
+        self.epilogue: tuple[int, list[tuple[ValueRef, Memory, tuple[int, ...]]]] | None = None
 
     # ------------------------------------------------------------------ function and prologue
 
@@ -188,6 +194,11 @@ class EntryLowering:
             assert isinstance(op, k.Load)
             self.memory[(n, 0)] = self.binding_memory(b, op.binding, op.offset, op.dtype,
                                                       op.shape, False)
+        # A reshape of memory is the same memory under other dims: contractions read it as is.
+        for n, op in enumerate(kv.ops):
+            source = self.memory.get(kv.ref(op.input)) if isinstance(op, k.Reshape) else None
+            if source is not None:
+                self.memory[(n, 0)] = Memory(source.ptr, source.dtype, self.dims((n, 0)))
         stores = [op for op in kv.ops if isinstance(op, k.Store)]
         roots = [n for n in range(len(kv.ops)) if kv.is_root(n)]
         # Results that land in a binding are computed there directly.
@@ -204,6 +215,8 @@ class EntryLowering:
             return self._root(b, roots[0], partitioned=True)
         if not roots and len(shapes) == 1:
             return self._elementwise(b, lazy_stores, partitioned=True)
+        if len(roots) == 1 and plan_epilogue(self, b, roots[0], lazy_stores):
+            return self._root(b, roots[0], partitioned=True)
         # Anything else runs as one workgroup: roots in order, then the elementwise stores.
         # An insert's destination made by another insert writes straight into its memory.
         shared = kv.in_place()
@@ -215,7 +228,7 @@ class EntryLowering:
                                                                   self.dims((owner, 0)))
                 self.memory[(n, 0)] = self.memory[(owner, 0)]
         for n in roots:
-            for i in range(len(self._outputs_of(n))):
+            for i in range(len(self.outputs_of(n))):
                 if (n, i) not in self.memory:
                     self.memory[(n, i)] = self.scratch_memory(b, kv.dtype[(n, i)],
                                                               self.dims((n, i)))
@@ -227,7 +240,7 @@ class EntryLowering:
             self._elementwise(b, group, partitioned=False)
         return 1, 1
 
-    def _outputs_of(self, n: int) -> tuple[ValueRef, ...]:
+    def outputs_of(self, n: int) -> tuple[ValueRef, ...]:
         view = self.kv.views.get(n)
         if view is not None:
             return view.outputs
@@ -346,6 +359,10 @@ class EntryLowering:
             x = yield kv.ref(op.input), window_index(self, b, op.offsets, op.strides, op.dropped,
                                                      idx)
             return x
+        if isinstance(op, k.Reshape):
+            x = yield kv.ref(op.input), self._reshaped_index(b, idx, op.shape,
+                                                             self.dims(kv.ref(op.input)))
+            return x
         if isinstance(op, k.Transpose):
             src = [I64(0)] * len(idx)
             for j, p in enumerate(op.permutation):
@@ -364,6 +381,22 @@ class EntryLowering:
                 ctx.cache[key] = (results, loops)
             return ctx.cache[key][0][i]  # type: ignore[index, no-any-return]
         raise AssertionError(f"no per-element form for {type(op).__name__}")
+
+    def _reshaped_index(self, b: ir.IRBuilder, idx: list[ir.Value], shape: tuple[int, ...],
+                        source: list[ir.Value]) -> list[ir.Value]:
+        """The source index of element `idx` of a reshape to `shape`: the row-major position,
+        split over the source's dims (constant sizes, so the divisions become multiplies)."""
+        linear: ir.Value = I64(0)
+        for x, d in zip(idx, shape):
+            linear = b.add(b.mul(linear, I64(d)), x) if d != 1 else linear
+        src: list[ir.Value] = []
+        for d in reversed(source):
+            if isinstance(d, ir.Constant) and d.constant == 1:
+                src.append(I64(0))
+                continue
+            src.append(b.urem(linear, d))
+            linear = b.udiv(linear, d)
+        return src[::-1]
 
     def _operand_at(self, view: GenericView, j: int,
                     loops: list[ir.Value]) -> tuple[ValueRef, list[ir.Value]]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.format import reference_kernel as k
@@ -70,6 +71,7 @@ def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int,
             if mem is not None:
                 out_idx = [loops[d] if d >= 0 else I64(0) for d in view.maps[nin + i]]
                 s.store_element(bb, bb.load(acc), mem.address(bb, out_idx), mem.dtype)
+                finish_block(low, bb, n, [(x, bb.add(x, I64(1))) for x in out_idx])
     for_nest(b, bounds, outer, "p")
     return extent, tile
 

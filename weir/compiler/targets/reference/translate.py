@@ -172,6 +172,12 @@ class EntryTranslator:
             self._emit(op.result[0], k.Reduce(
                 (self._value(op.input, op),), (self._value(op.init, op),),
                 tuple(op.dimensions.get_values()), body, yields))  # type: ignore[arg-type]
+        elif isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
+            shape = tuple(op.result.type.get_shape())  # type: ignore[attr-defined]
+            if any(d < 0 for d in shape):
+                raise error_at(op, f"{self.target} target: a reshape in a dispatch must have a "
+                                   "static shape")
+            self._emit(op.result, k.Reshape(self._value(op.src, op), shape))
         elif isinstance(op, tensor.ExtractSliceOp):
             translate_slices.extract_slice(self, op)
         elif isinstance(op, tensor.InsertSliceOp):

@@ -1,0 +1,125 @@
+"""Epilogues on the llvm-cpu target: when an entry's one root is finished by elementwise code of
+its shape that reads it only at the index being written (a bias add and activation after a
+matmul, a division after a sum), the root keeps its own grid and each workgroup applies the
+epilogue to the output tile it has just written, while the tile is in cache. The root's result
+lives in the epilogue's result binding, and the epilogue overwrites each element with its final
+value in place (so the epilogue must keep the root's element type, or the root be stored too)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues, ValueRef
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
+from weir.format import reference_kernel as k
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+
+
+def plan_epilogue(low: EntryLowering, b: ir.IRBuilder, root: int, stores: list[k.Store]) -> bool:
+    """Sets up `stores` as the epilogue of `root` (`low.epilogue`) when each reads the root only
+    at (a projection of) the index it writes. The root lands in a store's binding to be finished
+    in place when the epilogue reads it at the very index it writes, in its type; otherwise in
+    scratch of its shape (a reduction's result, read by a row-wise consumer, is small)."""
+    kv = low.kv
+    out = (root, 0)
+    if not stores or isinstance(kv.ops[root], k.InsertSlice) or len(low.outputs_of(root)) != 1:
+        return False
+    values = [kv.ref(st.value) for st in stores]
+    positions = root_positions(kv, root)
+    identity = tuple(range(len(kv.shape[out])))
+    placed: list[tuple[int, ...]] = []
+    for v in values:
+        at = positions.get(v)
+        if at is None:
+            return False
+        placed.append(identity if at == () and kv.shape[v] == kv.shape[out] else at)
+        if len(kv.shape[v]) < len(identity) or len(placed[-1]) != len(identity):
+            return False
+    targets = [(v, low.binding_memory(b, st.binding, st.offset, kv.dtype[v], kv.shape[v], True),
+                at) for st, v, at in zip(stores, values, placed)]
+    if out not in low.memory:
+        v = values[0]
+        if len(stores) == 1 and placed[0] == identity and kv.shape[v] == kv.shape[out] and \
+                kv.dtype[v] == kv.dtype[out]:
+            low.memory[out] = targets[0][1]
+        else:
+            low.memory[out] = low.scratch_memory(b, kv.dtype[out], low.dims(out))
+    low.epilogue = (root, targets)
+    return True
+
+
+def root_positions(kv: KernelValues, root: int) -> dict[ValueRef, tuple[int, ...]]:
+    """For each value whose element at `idx` reads `root`'s result only at one index made of
+    distinct entries of `idx`: which entries (one per root dimension, -1 where the root's index is
+    the constant 0 of a size-1 dimension; () for a value that does not read the root at all). One pass in op order (operands come first), so long chains cost no
+    recursion. Elementwise generics, broadcasts, transposes and slices of unread values qualify."""
+    depends: set[int] = {root}
+    found: dict[ValueRef, tuple[int, ...]] = {(root, 0): tuple(range(len(kv.shape[(root, 0)])))}
+    for n, op in enumerate(kv.ops):
+        if n == root or isinstance(op, (k.Result, k.Store)):
+            continue
+        view = kv.views.get(n)
+        operands: tuple[ValueRef, ...] = ()
+        if view is not None:
+            operands = view.inputs + view.outputs
+        elif isinstance(op, (k.Broadcast, k.Transpose, k.Slice, k.Reshape)):
+            operands = (kv.ref(op.input),)
+        reading = [j for j, u in enumerate(operands) if u[0] in depends]
+        if not reading:
+            found.update(((n, i), ()) for i in range(len(view.outputs) if view else 1))
+            continue
+        depends.add(n)
+        if isinstance(op, (k.Broadcast, k.Transpose)) and operands[0] in found:
+            rank = len(kv.shape[(n, 0)])
+            inner = [d for d in range(rank) if d not in op.dimensions] \
+                if isinstance(op, k.Broadcast) else [op.permutation.index(p) for p in range(rank)]
+            found[(n, 0)] = tuple(inner[p] if p >= 0 else -1 for p in found[operands[0]])
+            continue
+        if view is None or view.reduces:
+            continue
+        nin = len(view.inputs)
+        for i in range(len(view.outputs)):
+            written = view.maps[nin + i]
+            agreed: set[tuple[int, ...]] = set()
+            for j in reading:
+                at = found.get(operands[j])
+                if at is None:
+                    break
+                loops = [view.maps[j][p] if p >= 0 else -1 for p in at]
+                if any(d >= 0 and d not in written for d in loops):
+                    break
+                agreed.add(tuple(written.index(d) if d >= 0 else -1 for d in loops))
+            else:
+                if len(agreed) == 1:
+                    found[(n, i)] = agreed.pop()
+    return found
+
+
+def finish_block(low: EntryLowering, b: ir.IRBuilder, n: int,
+                 box: list[tuple[ir.Value, ir.Value]]) -> None:
+    """Called by a root's lowering once it has written the block `box` of its output: applies
+    the epilogue to every element that reads the root inside that block (nothing when the root
+    has none)."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    if low.epilogue is None or low.epilogue[0] != n:
+        return
+    by_place: dict[tuple[int, ...], list[tuple[ValueRef, Memory]]] = {}
+    for v, mem, at in low.epilogue[1]:
+        by_place.setdefault(at, []).append((v, mem))
+    for at, targets in by_place.items():
+        bounds = [(I64(0), d) for d in targets[0][1].dims]
+        for k_dim, p in enumerate(at):
+            if p >= 0:  # else the root's index there is 0: a dimension of size 1
+                bounds[p] = box[k_dim]
+
+        def body(bb: ir.IRBuilder, idx: list[ir.Value],
+                 targets: list[tuple[ValueRef, Memory]] = targets) -> None:
+            ctx = Body()
+            for v, mem in targets:
+                s.store_element(bb, low.element(bb, v, idx, ctx), mem.address(bb, idx), mem.dtype)
+        for_nest(b, bounds, body, "epi")
