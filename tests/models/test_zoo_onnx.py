@@ -1,8 +1,8 @@
 """The zoo's ONNX exports (benchmarks/models/onnx_export.py, at the registry's test sizes): each
 model exported by torch.onnx at opset 17, imported by `weir-import-onnx` in a child process,
 compiled by weir for llvm-cpu (run on local-task) and, for the models quick to compile, the
-reference target (run on local-sync), and compared with eager PyTorch under the registry's tolerances; integer outputs (token ids)
-compare exactly."""
+reference target (run on local-sync), and compared with eager PyTorch under the registry's
+tolerances; integer outputs (token ids) compare exactly."""
 
 from __future__ import annotations
 
