@@ -1,7 +1,9 @@
 """`python -m benchmarks.models`: each zoo model (benchmarks/models/registry.py) exported once
 to linalg MLIR and run by weir (llvm-cpu on local-sync and local-task), torch eager, torch.compile
 (inductor) and, with --iree-venv, IREE on the same MLIR; prints a markdown table per model row
-and writes models.md and models.json under --out.
+and writes models.md and models.json under --out. The `-onnx` rows (mlp-onnx, ...) take the
+same model exported by torch.onnx and imported by weir-import-onnx instead
+(benchmarks/models/onnx_export.py), then run the same peers on that MLIR.
 
     .venv/bin/python -m benchmarks.models --iree-venv .venv-iree --models mlp,resnet18
 
@@ -20,14 +22,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
+import torch.utils._pytree as pytree
 
 import weir.frontends.torch as wt
-from benchmarks.models import peers
+from benchmarks.models import onnx_export, peers
 from benchmarks.models.registry import BY_NAME, MODELS
 from benchmarks.suite.peers import Outcome, Timing, iree_version
-from weir.errors import UsageError, WeirError
+from weir.errors import ExportError, UsageError, WeirError
 from weir.tools.cli import run_tool
 from weir.tools.io.benchmark_timing import parse_min_time
 
@@ -128,7 +132,22 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _measure(row: Row, mlir: str, out_spec: Any, inputs: tuple[torch.Tensor, ...],
+             expected: Any, timing: Timing, venv: Path | None, work: Path) -> None:
+    """weir, then IREE, on the model's linalg MLIR."""
+    row.ops = peers.linalg_ops(mlir)
+    (work / "model.mlir").write_text(mlir)
+    _log(f"  {row.name}: {row.ops} linalg ops; weir compiling")
+    row.weir = peers.run_weir(mlir, out_spec, inputs, expected, timing, work)
+    if venv is not None:
+        _log(f"  {row.name}: IREE")
+        row.iree_compile, row.iree_sync, row.iree_task = peers.run_iree(
+            venv, work / "model.mlir", inputs, timing, work)
+
+
 def run_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
+    if name.endswith(onnx_export.SUFFIX):
+        return run_onnx_model(name, size, timing, venv)
     row = Row(name)
     model, inputs = BY_NAME[name].build(size)
     with torch.no_grad():
@@ -140,25 +159,48 @@ def run_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
     except Exception as error:  # noqa: BLE001 - torch.export fails with its own errors
         row.export_error = f"export: {str(error).splitlines()[0]}"
         return row
-    row.ops = peers.linalg_ops(mlir)
+    with tempfile.TemporaryDirectory() as tmp:
+        _measure(row, mlir, program.call_spec.out_spec, inputs, expected, timing, venv,
+                 Path(tmp))
+    return row
+
+
+def run_onnx_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
+    """The `-onnx` row: the model exported by torch.onnx and imported by weir-import-onnx
+    (benchmarks/models/onnx_export.py); weir's flat outputs are put back in eager's structure
+    (the ONNX graph's outputs are its leaves, in order)."""
+    row = Row(name)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        (work / "model.mlir").write_text(mlir)
-        _log(f"  {name}: {row.ops} linalg ops; weir compiling")
-        row.weir = peers.run_weir(mlir, program.call_spec.out_spec, inputs, expected, timing,
-                                  work)
-        if venv is not None:
-            _log(f"  {name}: IREE")
-            row.iree_compile, row.iree_sync, row.iree_task = peers.run_iree(
-                venv, work / "model.mlir", inputs, timing, work)
+        try:
+            model, inputs = onnx_export.export(name.removesuffix(onnx_export.SUFFIX),
+                                               work / "model.onnx", size)
+        except Exception as error:  # noqa: BLE001 - torch.onnx fails with its own errors
+            row.export_error = f"torch.onnx.export: {str(error).splitlines()[0]}"
+            return row
+        with torch.no_grad():
+            expected = model(*inputs)
+        row.eager, row.inductor = peers.run_torch(model, inputs, timing)
+        try:
+            mlir = onnx_export.import_with_cli(work / "model.onnx", work / "imported.mlir")
+        except ExportError as error:
+            row.export_error = str(error)
+            return row
+        _measure(row, mlir, pytree.tree_flatten(expected)[1], inputs, expected, timing, venv,
+                 work)
     return row
+
+
+def _names() -> list[str]:
+    """Every zoo model, then the ONNX variants of those that have one."""
+    return [m.name for m in MODELS] + [n + onnx_export.SUFFIX for n in onnx_export.MODELS]
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.models",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", help=f"comma-separated subset of: "
-                                         f"{', '.join(m.name for m in MODELS)}")
+    parser.add_argument("--models", help=f"comma-separated subset of: {', '.join(_names())} "
+                                         f"(-onnx: exported to ONNX, through weir-import-onnx)")
     parser.add_argument("--size", choices=("bench", "test"), default="bench",
                         help="the registry's benchmark sizes (default) or its test sizes")
     parser.add_argument("--repetitions", type=int, default=3)
@@ -176,11 +218,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
 
     def run() -> int:
-        names = [n.strip() for n in args.models.split(",")] if args.models else list(BY_NAME)
-        unknown = [n for n in names if n not in BY_NAME]
+        known = _names()
+        names = [n.strip() for n in args.models.split(",")] if args.models else known
+        unknown = [n for n in names if n not in known]
         if unknown:
             raise UsageError(f"--models: unknown {', '.join(unknown)}; known: "
-                             f"{', '.join(BY_NAME)}")
+                             f"{', '.join(known)}")
         if args.repetitions < 1:
             raise UsageError(f"--repetitions must be at least 1, got {args.repetitions}")
         parse_min_time(args.min_time)

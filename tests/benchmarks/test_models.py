@@ -34,3 +34,19 @@ def test_unknown_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--models=mlp,alexnet"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--models: unknown alexnet; known: mlp," in err
+
+
+def test_onnx_row_goes_through_weir_import_onnx(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnx")  # the `onnx` extra
+    assert main(["--size=test", "--models=mlp-onnx", "--repetitions=1", "--min-time=2x",
+                 f"--out={tmp_path}"]) == 0
+    table = (tmp_path / "models.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith("| mlp-onnx |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # Gemm imports as matmul + bias add (torch-mlir's ONNX lowering), Relu as generics.
+    assert int(cells[1]) > 0 and int(cells[2]) >= 1, row
+    assert float(cells[3]) <= 1e-5
+    for time_cell in cells[4:8]:
+        assert time_cell.endswith(("ms", " s")), row
+    assert "Notes:" not in table
