@@ -235,7 +235,7 @@ class HalModule(NativeModule):
     def fence_create(self, state: HalState, device: Any) -> Fence:
         if type(device) not in _DEVICE_CLASSES:
             _device(device, "fence.create")
-        return Fence.create(device.create_semaphore(0), 1)
+        return Fence.create()  # a fresh semaphore at 0 (no device makes its own kind)
 
     @export("0r_r", name="fence.join", arity_only=True)
     def fence_join(self, state: HalState, fences: tuple[Fence | None, ...]) -> Fence:
