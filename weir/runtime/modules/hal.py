@@ -78,6 +78,7 @@ class HalModule(NativeModule):
     # weir/format/hal_abi.py), and `buffer.load` returns a scalar through `r`: no result check
     # on the ten or so calls of every invocation.
     checks_results = False
+    links_bare = True
 
     def create_state(self, context: Context) -> HalState:
         return HalState(context)
