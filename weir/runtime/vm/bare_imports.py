@@ -10,6 +10,7 @@ the wrapper would have reported it; otherwise it passes on unchanged."""
 
 from __future__ import annotations
 
+import sys
 from types import CodeType
 
 from weir.errors import RuntimeFault, WeirError
@@ -24,12 +25,14 @@ def register(code: CodeType, qualified: str) -> bool:
     return _NAMES.setdefault(code, qualified) == qualified
 
 
-def name_import_fault(error: Exception) -> None:
-    """Called by a translated function with what escaped it: raises the `RuntimeFault` naming
-    the bare-linked import `error` came out of (caused by `error`), or returns, and the function
-    re-raises `error` as it is (a `WeirError`, or a failure of its own code or of a wrapped
-    callee, already reported)."""
-    if isinstance(error, WeirError):
+def name_import_fault() -> None:
+    """Called by a translated function's handler with what escaped it (the exception being
+    handled; the generated code binds no name for it): raises the `RuntimeFault` naming the
+    bare-linked import it came out of (caused by it), or returns, and the function re-raises it
+    as it is (a `WeirError`, or a failure of its own code or of a wrapped callee, already
+    reported)."""
+    error = sys.exc_info()[1]
+    if error is None or isinstance(error, WeirError):
         return
     here = error.__traceback__  # the translated function's own frame
     callee = here.tb_next if here is not None else None

@@ -87,6 +87,7 @@ HELPERS: dict[str, Any] = {
     "H_shr": scalar_helpers.shr,
     "H_toint": scalar_helpers.to_int,
     "H_fail": scalar_helpers.fail,
+    "H_any": Exception,
     "H_fault": name_import_fault,
 }
 
@@ -257,8 +258,8 @@ class _FunctionWriter:
                 self.emit(4, f"if blk == {b}:")
                 for ins in block.instructions:
                     self.instruction(5, ins)
-        self.emit(2, "except Exception as e:")
-        self.emit(3, "H_fault(e)")
+        self.emit(2, "except H_any:")  # Exception: Ctrl-C and exits pass untouched
+        self.emit(3, "H_fault()")
         self.emit(3, "raise")
         return self.lines
 
@@ -328,8 +329,7 @@ def _ticker(translated: TranslatedModule) -> Callable[[int], int]:
 def instantiate_functions(translated: TranslatedModule, imports: list[Any], globals_: list[Any],
                           rodata: tuple[Any, ...]) -> tuple[Any, ...]:
     """Binds the translated code to one context's imports, globals and rodata."""
-    namespace: dict[str, Any] = {"__builtins__": {"float": float, "Exception": Exception},
-                                 **HELPERS,
+    namespace: dict[str, Any] = {"__builtins__": {"float": float}, **HELPERS,
                                  "H_tick": _ticker(translated), **_result_checks(translated)}
     exec(translated.code, namespace)  # noqa: S102 (generated from verified integers only)
     return namespace["__make"](translated.constants, imports, globals_, rodata)  # type: ignore[no-any-return]
