@@ -133,8 +133,9 @@ class _NativeInstance(ModuleInstance):
         if self.module.links_bare and check is None and not fails_signal \
                 and isinstance(caller, BytecodeModule) \
                 and register(method.__func__.__code__, qualified):
-            # Called only by translated code, whose handler names what fails in it.
-            return functools.partial(method, *leading)
+            # Called only by translated code, whose handler names what fails in it. The plain
+            # function with the module first: one indirection fewer than the bound method.
+            return functools.partial(method.__func__, self.module, *leading)
         call: VMCallable = _caller_factory(arity, len(leading), fails_signal, check is not None)(
             method, *leading, qualified, check)
         call.__name__ = qualified
