@@ -18,7 +18,7 @@ from typing import Callable, Sequence, Union
 
 from weir.errors import RuntimeFault, WeirError
 from weir.runtime.executables.native_replay import BatchFault, MAX_BINDINGS, NativeBatch
-from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.buffer import Buffer, address_of
 from weir.runtime.hal.command_buffer import BarrierCommand, Command, DispatchCommand
 from weir.runtime.hal.executable import NativeCall
 from weir.runtime.hal.statistics import dispatch_names
@@ -140,7 +140,9 @@ class ReusablePlan:
                     writes and buffer.read_only):
                 return None
             address = buffer._address
-            append(buffer.address if address is None else address)
+            if address is None:  # first use of a fresh buffer (`Buffer.address`, inlined)
+                address = buffer._address = address_of(buffer.data)
+            append(address)
         if not addresses:
             append(0)
         return addresses
