@@ -107,3 +107,31 @@ def test_counts_of_threads_that_ended_are_kept_and_their_shards_folded() -> None
     assert (s["queue_submitted"]["execute"], s["queue_completed"], s["queue_pending"]) == \
         (210, 210, 0)
     assert len(stats._shards) <= 2  # this thread's and at most the last one's, not 21
+
+
+class _BrokenAllocator:
+    """Fails as a bug would (not a `WeirError`), from inside `hal.allocator.allocate`."""
+
+    def allocate(self, size: int) -> None:
+        raise ZeroDivisionError(f"no room for {size} bytes")
+
+
+def test_a_hal_import_that_fails_is_named_in_the_fault(tiny: bytes) -> None:
+    """hal imports are linked without a wrapper frame; a failure that is not a `WeirError` is
+    still reported as `RuntimeFault("hal.<function>: <type>: <message>")` caused by the
+    original, whichever way the import is linked."""
+    with weir.load([tiny], device="local-sync") as ctx:
+        fn = ctx.lookup_function("tiny")
+        fn(X)
+        device = ctx.devices[0]
+        device._allocator, kept = _BrokenAllocator(), device._allocator
+        try:
+            with pytest.raises(weir.RuntimeFault) as caught:
+                fn(X)
+        finally:
+            device._allocator = kept
+        assert str(caught.value) == \
+            "hal.allocator.allocate: ZeroDivisionError: no room for 16 bytes"
+        assert type(caught.value.__cause__) is ZeroDivisionError
+        np.testing.assert_array_equal(fn(X), X + 1)  # the context still works
+

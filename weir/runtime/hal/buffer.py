@@ -42,7 +42,7 @@ class Buffer:
         fresh on every call and each dispatch passes every binding."""
         address = self._address
         if address is None:
-            address = self._address = _address_of(self.data)
+            address = self._address = address_of(self.data)
         return address
 
     @staticmethod
@@ -87,7 +87,7 @@ class Buffer:
         return f"<hal.buffer {self.byte_length} bytes{' read-only' if self.read_only else ''}>"
 
 
-def _address_of(data: np.ndarray) -> int:
+def address_of(data: np.ndarray) -> int:
     try:
         return ctypes.addressof(ctypes.c_char.from_buffer(data))
     except (TypeError, ValueError):  # ctypes maps only writable, contiguous, non-empty memory

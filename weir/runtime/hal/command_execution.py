@@ -76,7 +76,15 @@ def replay_memoized(cb: CommandBuffer, parallel: bool,
     plan = cb.plans.get(parallel)
     if type(plan) is not ReusablePlan:
         return None
-    return plan.run_single(table)
+    batch = plan.single  # the usual plan: every command in one native batch
+    if batch is None:
+        return None
+    # The plan has cb.binding_count slots (made after check_table), as many as `table` has.
+    addresses = plan.addresses_if_fits(table)  # None: some buffer does not fit
+    if addresses is None:
+        return None
+    batch.run(addresses)
+    return batch
 
 
 def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner, dispatched: list[str],

@@ -18,7 +18,7 @@ from typing import Callable, Sequence, Union
 
 from weir.errors import RuntimeFault, WeirError
 from weir.runtime.executables.native_replay import BatchFault, MAX_BINDINGS, NativeBatch
-from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.buffer import Buffer, address_of
 from weir.runtime.hal.command_buffer import BarrierCommand, Command, DispatchCommand
 from weir.runtime.hal.executable import NativeCall
 from weir.runtime.hal.statistics import dispatch_names
@@ -124,7 +124,7 @@ class ReusablePlan:
         self._need_end = need_end
         self._need_write = need_write
         self._needs = tuple(zip(need_end, need_write))
-        # The usual plan, every command one batch: `run_single` replays it without a loop.
+        # The usual plan, every command one batch: `replay_memoized` replays it without a loop.
         only = self.steps[0] if len(self.steps) == 1 else None
         self.single: NativeBatch | None = only if type(only) is NativeBatch else None
 
@@ -140,22 +140,12 @@ class ReusablePlan:
                     writes and buffer.read_only):
                 return None
             address = buffer._address
-            append(buffer.address if address is None else address)
+            if address is None:  # first use of a fresh buffer (`Buffer.address`, inlined)
+                address = buffer._address = address_of(buffer.data)
+            append(address)
         if not addresses:
             append(0)
         return addresses
-
-    def run_single(self, table: Sequence[Buffer]) -> NativeBatch | None:
-        """Replays a plan that is one batch, when the table fits it: the batch that ran (for
-        the statistics), or None with nothing run (the caller takes the general path)."""
-        batch = self.single
-        if batch is None or len(table) != len(self._needs):
-            return None
-        addresses = self.addresses_if_fits(table)
-        if addresses is None:
-            return None
-        batch.run(addresses)
-        return batch
 
     def run(self, table: Sequence[Buffer], addresses: array.array[int],
             runner: WorkgroupRunner, run_command: RunCommand, dispatched: list[str]) -> None:

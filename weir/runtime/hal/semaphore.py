@@ -38,12 +38,13 @@ class Semaphore:
         self._failure: str | None = None
         # A heap by value (then registration order): a signal pops only the callbacks it
         # reaches, so a timeline with thousands of operations queued on it (local-task) stays
-        # O(log n) per signal instead of rescanning every pending callback.
-        self._callbacks: list[tuple[int, int, TimepointCallback]] = []
+        # O(log n) per signal instead of rescanning every pending callback. None until the
+        # first callback: most semaphores (one per synchronous call) never get one.
+        self._callbacks: list[tuple[int, int, TimepointCallback]] | None = None
         self._seq = 0  # registration order, for the heap; bumped under the lock
         # Held locks of sleeping waiters; every signal or failure releases (wakes) them all and
-        # each looks again at the state.
-        self._sleepers: list[threading.Lock] = []
+        # each looks again at the state. None while nobody sleeps (made under the lock).
+        self._sleepers: list[threading.Lock] | None = None
         # Queue operations still waiting (or running) that will signal this semaphore, for
         # finding wait cycles (wait_cycles.py); appended and removed without the lock (atomic).
         self._signallers: list[PendingSignal] = []
@@ -88,13 +89,12 @@ class Semaphore:
                 ready.append(heapq.heappop(callbacks)[2])
             # Taken under the lock; never the live list, on which a waiter may park once the
             # lock is released.
-            sleepers: list[threading.Lock] | tuple[()] = self._sleepers
-            if sleepers:
-                self._sleepers = []
-            else:
-                sleepers = ()
-        for sleeper in sleepers:
-            sleeper.release()
+            sleepers = self._sleepers
+            if sleepers is not None:
+                self._sleepers = None
+        if sleepers is not None:
+            for sleeper in sleepers:
+                sleeper.release()
         for cb in ready:
             cb(None)
 
@@ -105,9 +105,9 @@ class Semaphore:
             if self._failure is not None:
                 return
             self._failure = message
-            ready = [cb for _, _, cb in sorted(self._callbacks)]
-            self._callbacks = []
-            sleepers, self._sleepers = self._sleepers, []
+            ready = [cb for _, _, cb in sorted(self._callbacks or ())]
+            self._callbacks = None
+            sleepers, self._sleepers = self._sleepers or (), None
         for sleeper in sleepers:
             sleeper.release()
         for cb in ready:
@@ -136,14 +136,17 @@ class Semaphore:
                 return -1
             sleeper = threading.Lock()
             sleeper.acquire()
-            self._sleepers.append(sleeper)
+            if self._sleepers is None:
+                self._sleepers = [sleeper]
+            else:
+                self._sleepers.append(sleeper)
         woke = False
         try:
             woke = sleeper.acquire(True, timeout)
         finally:
             if not woke:  # timed out or interrupted: withdraw, unless a signal took it
                 with self._lock:
-                    if sleeper in self._sleepers:
+                    if self._sleepers is not None and sleeper in self._sleepers:
                         self._sleepers.remove(sleeper)
         if not woke:
             return -1
@@ -167,6 +170,8 @@ class Semaphore:
             failure, reached = self._failure, self._value >= value
             if failure is None and not reached:
                 self._seq += 1
+                if self._callbacks is None:
+                    self._callbacks = []
                 heapq.heappush(self._callbacks, (value, self._seq, callback))
                 return
         callback(failure)

@@ -78,6 +78,7 @@ class HalModule(NativeModule):
     # weir/format/hal_abi.py), and `buffer.load` returns a scalar through `r`: no result check
     # on the ten or so calls of every invocation.
     checks_results = False
+    links_bare = True
 
     def create_state(self, context: Context) -> HalState:
         return HalState(context)
@@ -235,7 +236,7 @@ class HalModule(NativeModule):
     def fence_create(self, state: HalState, device: Any) -> Fence:
         if type(device) not in _DEVICE_CLASSES:
             _device(device, "fence.create")
-        return Fence.create(device.create_semaphore(0), 1)
+        return Fence.create()  # a fresh semaphore at 0 (no device makes its own kind)
 
     @export("0r_r", name="fence.join", arity_only=True)
     def fence_join(self, state: HalState, fences: tuple[Fence | None, ...]) -> Fence:

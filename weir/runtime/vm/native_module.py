@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 from weir.errors import RuntimeFault, WeirError
 from weir.format.image import CallModel, Signature
 from weir.runtime.hal.fence import Fence
+from weir.runtime.vm.bare_imports import register
+from weir.runtime.vm.bytecode_module import BytecodeModule
 from weir.runtime.vm.module import ExportInfo, Module, ModuleInstance, VMCallable
 from weir.runtime.vm.native_results import result_check
 
@@ -79,6 +81,9 @@ class NativeModule(Module):
     # Whether what each method returns is checked against its signature (native_results.py).
     # Only the runtime's own modules, whose results are their cconv by construction, opt out.
     checks_results: ClassVar[bool] = True
+    # Whether compiled programs call the methods without the wrapper frame (bare_imports.py):
+    # only for the runtime's own modules, whose methods take exactly their cconv's arguments.
+    links_bare: ClassVar[bool] = False
 
     def __init__(self) -> None:
         if not self.module_name or "." in self.module_name:
@@ -124,8 +129,15 @@ class _NativeInstance(ModuleInstance):
         arity = len(signature.args)
         fails_signal = spec.model == "coarse-fences" and arity >= 2
         check = result_check(qualified, signature) if self.module.checks_results else None
+        method = getattr(self.module, attr)
+        if self.module.links_bare and check is None and not fails_signal \
+                and isinstance(caller, BytecodeModule) \
+                and register(method.__func__.__code__, qualified):
+            # Called only by translated code, whose handler names what fails in it. The plain
+            # function with the module first: one indirection fewer than the bound method.
+            return functools.partial(method.__func__, self.module, *leading)
         call: VMCallable = _caller_factory(arity, len(leading), fails_signal, check is not None)(
-            getattr(self.module, attr), *leading, qualified, check)
+            method, *leading, qualified, check)
         call.__name__ = qualified
         return call
 

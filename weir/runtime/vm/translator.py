@@ -57,6 +57,7 @@ from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.hal.fence import Fence
 from weir.runtime.vm import scalar_helpers
+from weir.runtime.vm.bare_imports import name_import_fault
 from weir.runtime.vm.scalar_arith import arith_function
 
 # Back edges between two deadline checks: a check costs about 0.1 µs, a loop iteration of a
@@ -86,6 +87,8 @@ HELPERS: dict[str, Any] = {
     "H_shr": scalar_helpers.shr,
     "H_toint": scalar_helpers.to_int,
     "H_fail": scalar_helpers.fail,
+    "H_any": Exception,
+    "H_fault": name_import_fault,
 }
 
 
@@ -238,21 +241,26 @@ class _FunctionWriter:
 
     def write(self) -> list[str]:
         """The verifier proved every register written before it is read on every path, so no
-        register needs a placeholder value."""
+        register needs a placeholder value. The body sits in a `try` whose handler names a
+        failing bare-linked import (bare_imports.py); it costs nothing until something fails."""
         fn = self.fn
         self.emit(1, f"def f{self.index}({', '.join(_r(p) for p in fn.blocks[0].params)}):")
+        self.emit(2, "try:")
         if not self.multi:
             for ins in fn.blocks[0].instructions:
-                self.instruction(2, ins)
-            return self.lines
-        self.emit(2, "blk = 0")
-        self.emit(2, f"tick = {TICKS}")
-        self.emit(2, "while True:")
-        for b, block in enumerate(fn.blocks):
-            self.block = b
-            self.emit(3, f"if blk == {b}:")
-            for ins in block.instructions:
-                self.instruction(4, ins)
+                self.instruction(3, ins)
+        else:
+            self.emit(3, "blk = 0")
+            self.emit(3, f"tick = {TICKS}")
+            self.emit(3, "while True:")
+            for b, block in enumerate(fn.blocks):
+                self.block = b
+                self.emit(4, f"if blk == {b}:")
+                for ins in block.instructions:
+                    self.instruction(5, ins)
+        self.emit(2, "except H_any:")  # Exception: Ctrl-C and exits pass untouched
+        self.emit(3, "H_fault()")
+        self.emit(3, "raise")
         return self.lines
 
 
