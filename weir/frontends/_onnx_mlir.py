@@ -22,6 +22,7 @@ from torch_mlir.extras import onnx_importer
 from torch_mlir.passmanager import PassManager
 
 from weir.errors import ExportError
+from weir.frontends._diagnostics import collected
 
 # Models older than this are upgraded before import: torch-mlir matches ONNX ops by their
 # definitions since opset 7 or so, and not all of the old ones (MaxPool of opset 9, for one).
@@ -151,14 +152,7 @@ def to_linalg(model: onnx.ModelProto, name: str, *, verify: bool = True) -> str:
     ops = {node.name: node.op_type for node in model.graph.node}
     context = ir.Context()
     torch_d.register_dialect(context)
-    diagnostics: list[tuple[str, str]] = []
-
-    def collect(d: Any) -> bool:
-        diagnostics.append((str(d.location), str(d.message)))
-        return True  # handled: torch-mlir's C++ side would print it to the process's stderr
-
-    handler = context.attach_diagnostic_handler(collect)
-    try:
+    with collected(context) as diagnostics:
         info = onnx_importer.ModelInfo(model, config=onnx_importer.Config())
         module = info.create_module(context=context)
         try:
@@ -182,8 +176,6 @@ def to_linalg(model: onnx.ModelProto, name: str, *, verify: bool = True) -> str:
             except ir.MLIRError as error:
                 raise _cannot_lower(name, diagnostics + _reported(error), ops, "lower") from None
         return str(module)
-    finally:
-        handler.detach()
 
 
 def _reported(error: Any) -> list[tuple[str, str]]:

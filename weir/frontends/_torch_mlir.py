@@ -21,6 +21,7 @@ from torch_mlir.extras.fx_importer import FxImporter
 from torch_mlir.fx import export_and_import
 
 from weir.errors import CompileError, ExportError
+from weir.frontends._diagnostics import collected
 
 # What torch_mlir.fx.export_and_import runs between its raw import and the torch backend IR.
 TO_TORCH_BACKEND = ("builtin.module(func.func(torch-match-quantized-custom-ops), "
@@ -38,14 +39,7 @@ def to_linalg(program: torch.export.ExportedProgram, name: str) -> str:
     linalg) can be traced back to the aten op at the failing location."""
     context = ir.Context()
     torch_d.register_dialect(context)
-    diagnostics: list[tuple[str, str]] = []
-
-    def collect(d: Any) -> bool:
-        diagnostics.append((str(d.location), str(d.message)))
-        return True  # handled: torch-mlir's C++ side would print it to the process's stderr
-
-    handler = context.attach_diagnostic_handler(collect)
-    try:
+    with collected(context) as diagnostics:
         module = export_and_import(_buffers_in_state_dict(program), output_type="raw",
                                    func_name="main", fx_importer=FxImporter(context=context))
         aten_ops = _aten_ops_by_location(module)
@@ -55,8 +49,6 @@ def to_linalg(program: torch.export.ExportedProgram, name: str) -> str:
         except TorchMlirCompilerError:
             raise _cannot_lower(name, diagnostics, aten_ops) from None
         return str(module)
-    finally:
-        handler.detach()
 
 
 def _buffers_in_state_dict(

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from weir.errors import CompileError, UsageError
+from weir.errors import UsageError
 
 try:
     import numpy as np
@@ -30,8 +30,8 @@ except ImportError as error:
                      "pip install weir[onnx]") from None
 
 import weir.api as weir
+from weir.frontends._compile import check_target, compile_mlir
 
-TARGETS = ("llvm-cpu", "reference", "vmvx")
 Model = str | Path | onnx.ModelProto
 
 
@@ -94,24 +94,12 @@ def compile(model: Model, *, target: str = "llvm-cpu", device: str = "local-task
     """`model` imported, compiled for `target` and loaded on `device`. Defaults to native code
     on every core (llvm-cpu, local-task). `keep_mlir` writes the imported MLIR there, so the
     file:line of a weir compile error points into it. `strip_assertions` removes the
-    per-element asserts torch-mlir puts in linalg bodies (index bounds of Gather), which weir's
-    kernels cannot run as checks yet."""
-    if target not in TARGETS:
-        raise UsageError(f"target: '{target}' is not one of {', '.join(TARGETS)}")
+    per-element asserts torch-mlir puts in linalg bodies (index bounds of Gather): kept, each is
+    a run-time check; stripped, an index out of range is still caught by the gather itself."""
+    check_target(target)
     mlir = import_model(model, opset_version=opset_version)
-    filename = f"{_name(model)}.mlir"
-    if keep_mlir is not None:
-        Path(keep_mlir).write_text(mlir)
-        filename = str(keep_mlir)
-    options = weir.CompilerOptions(target_backends=(target,), strip_assertions=strip_assertions)
-    try:
-        module = weir.compile_string(mlir, filename, options)
-    except CompileError as error:
-        if keep_mlir is not None:
-            raise
-        raise CompileError(error.message + " (compile(..., keep_mlir='model.mlir') writes the "
-                           "imported MLIR this location refers to)", error.filename, error.line,
-                           error.col) from None
+    module = compile_mlir(mlir, _name(model), target=target, strip_assertions=strip_assertions,
+                          keep_mlir=keep_mlir, produced="imported")
     return CompiledModel(module, device, mlir)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from weir.errors import CompileError, UsageError
+from weir.errors import UsageError
 
 try:
     import numpy as np
@@ -31,8 +31,8 @@ except ImportError as error:
                      "pip install weir[torch]") from None
 
 import weir.api as weir
+from weir.frontends._compile import check_target, compile_mlir
 
-TARGETS = ("llvm-cpu", "reference", "vmvx")
 
 
 def _exported(model: Any, args: tuple[Any, ...],
@@ -112,27 +112,12 @@ def compile(model: Any, *example_args: Any, target: str = "llvm-cpu",
     `strip_assertions` removes the per-element asserts torch-mlir puts in linalg bodies
     (batch-norm variances, index bounds): kept, each is a run-time check that costs a compare
     per element; stripped, an index out of range is still caught by the gather itself."""
-    if target not in TARGETS:
-        raise UsageError(f"target: '{target}' is not one of {', '.join(TARGETS)}")
+    check_target(target)
     program = _exported(model, example_args, dynamic_shapes)
     mlir = to_linalg(program, _name(model))
-    filename = f"{_name(model)}.mlir"
-    if keep_mlir is not None:
-        Path(keep_mlir).write_text(mlir)
-        filename = str(keep_mlir)
-    options = weir.CompilerOptions(target_backends=(target,), strip_assertions=strip_assertions)
-    try:
-        module = weir.compile_string(mlir, filename, options)
-    except CompileError as error:
-        if keep_mlir is not None:
-            raise
-        raise _with_hint(error, " (compile(..., keep_mlir='model.mlir') writes the "
-                                     "exported MLIR this location refers to)") from None
+    module = compile_mlir(mlir, _name(model), target=target, strip_assertions=strip_assertions,
+                          keep_mlir=keep_mlir, produced="exported")
     return CompiledModel(module, device, program.call_spec.out_spec, mlir)
-
-
-def _with_hint(error: CompileError, suffix: str) -> CompileError:
-    return CompileError(error.message + suffix, error.filename, error.line, error.col)
 
 
 class DynamoGraph:
