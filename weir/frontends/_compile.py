@@ -4,6 +4,7 @@ caller asked (so a compile error's file:line means something), compile it with w
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Self
 
 import weir.api as weir
 from weir.errors import CompileError, UsageError
@@ -34,3 +35,24 @@ def compile_mlir(mlir: str, name: str, *, target: str, strip_assertions: bool,
         raise CompileError(error.message + f" (compile(..., keep_mlir='model.mlir') writes the "
                            f"{produced} MLIR this location refers to)", error.filename,
                            error.line, error.col) from None
+
+
+class LoadedModel:
+    """A compiled model's module loaded on a device, its function `main` looked up; owns the
+    device: `close()` it (or use `with`) to end a local-task device's threads. Each frontend
+    adds how its values go in and out."""
+
+    def __init__(self, module: bytes, device: str, mlir: str) -> None:
+        self.module = module
+        self.mlir = mlir
+        self.context = weir.load([module], device=device)
+        self.function = self.context.lookup_function("main")
+
+    def close(self) -> None:
+        self.context.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -29,8 +29,7 @@ except ImportError as error:
     raise UsageError("weir.frontends.onnx needs onnx and torch-mlir: "
                      "pip install weir[onnx]") from None
 
-import weir.api as weir
-from weir.frontends._compile import check_target, compile_mlir
+from weir.frontends._compile import LoadedModel, check_target, compile_mlir
 
 Model = str | Path | onnx.ModelProto
 
@@ -60,16 +59,9 @@ def import_model(model: Model, *, opset_version: int | None = None,
     return to_linalg(load(model, _options(opset_version, data_prop)), _name(model))
 
 
-class CompiledModel:
+class CompiledModel(LoadedModel):
     """A model compiled by weir and loaded on a device: called with numpy arrays, one per graph
-    input in order, returns a numpy array (a tuple for several graph outputs). Owns the device:
-    `close()` it (or use `with`) to end a local-task device's threads."""
-
-    def __init__(self, module: bytes, device: str, mlir: str) -> None:
-        self.module = module
-        self.mlir = mlir
-        self.context = weir.load([module], device=device)
-        self.function = self.context.lookup_function("main")
+    input in order, returns a numpy array (a tuple for several graph outputs)."""
 
     def on(self, device: str) -> CompiledModel:
         """The same compiled module loaded on another device (no recompilation)."""
@@ -78,14 +70,6 @@ class CompiledModel:
     def __call__(self, *args: Any) -> Any:
         return self.function(*(np.asarray(a) for a in args))
 
-    def close(self) -> None:
-        self.context.close()
-
-    def __enter__(self) -> CompiledModel:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def compile(model: Model, *, target: str = "llvm-cpu", device: str = "local-task",

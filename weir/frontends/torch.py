@@ -30,8 +30,7 @@ except ImportError as error:
     raise UsageError("weir.frontends.torch needs PyTorch and torch-mlir: "
                      "pip install weir[torch]") from None
 
-import weir.api as weir
-from weir.frontends._compile import check_target, compile_mlir
+from weir.frontends._compile import LoadedModel, check_target, compile_mlir
 
 
 
@@ -56,16 +55,12 @@ def export(model: Any, *example_args: Any, dynamic_shapes: Any = None) -> str:
     return to_linalg(_exported(model, example_args, dynamic_shapes), _name(model))
 
 
-class CompiledModel:
+class CompiledModel(LoadedModel):
     """A model compiled by weir and loaded on a device: called with torch tensors shaped as the
-    example arguments, returns torch tensors in the structure the model returns. Owns the
-    device: `close()` it (or use `with`) to end a local-task device's threads."""
+    example arguments, returns torch tensors in the structure the model returns."""
 
     def __init__(self, module: bytes, device: str, out_spec: pytree.TreeSpec, mlir: str) -> None:
-        self.module = module
-        self.mlir = mlir
-        self.context = weir.load([module], device=device)
-        self.function = self.context.lookup_function("main")
+        super().__init__(module, device, mlir)
         self._out_spec = out_spec
 
     def on(self, device: str) -> CompiledModel:
@@ -79,14 +74,6 @@ class CompiledModel:
             results = (results,)
         return pytree.tree_unflatten([_to_torch(r) for r in results], self._out_spec)
 
-    def close(self) -> None:
-        self.context.close()
-
-    def __enter__(self) -> CompiledModel:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _to_numpy(t: torch.Tensor) -> np.ndarray:

@@ -7,7 +7,7 @@ gather one step per batch element, each moving a whole slice."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -149,6 +149,19 @@ def _window(op: Scatter | Gather, indices: np.ndarray, batch: tuple[int, ...],
     return tuple(tw), tuple(sw)
 
 
+def _windows(op: Scatter | Gather, indices: np.ndarray, mask: np.ndarray | None,
+             target: tuple[int, ...], slice_shape: tuple[int, ...]
+             ) -> Iterator[tuple[tuple[int, ...], tuple[slice, ...], tuple[slice, ...]]]:
+    """(batch, the target's window, the slice's part inside it) for each batch element that the
+    mask keeps and whose slice meets the target, in batch order."""
+    for batch in np.ndindex(*indices.shape[:op.batch_rank]):
+        if mask is not None and not mask[batch]:
+            continue
+        window = _window(op, indices, batch, target, slice_shape)
+        if window is not None:
+            yield batch, *window
+
+
 def _scatter_step(op: Scatter, w: str) -> Step:
     plan = plan_body(op.body, 2, 0, op.yields, False, w)
 
@@ -160,13 +173,7 @@ def _scatter_step(op: Scatter, w: str) -> Step:
         if updates.shape[:op.batch_rank] != batch_shape:
             raise RuntimeFault(f"{w}: updates {updates.shape} for indices {indices.shape}")
         slice_shape = updates.shape[op.batch_rank:]
-        for batch in np.ndindex(*batch_shape):
-            if mask is not None and not mask[batch]:
-                continue
-            window = _window(op, indices, batch, out.shape, slice_shape)
-            if window is None:
-                continue
-            tw, sw = window
+        for batch, tw, sw in _windows(op, indices, mask, out.shape, slice_shape):
             target = out[tw].reshape([s.stop - s.start for s in sw])
             (r,) = evaluate_body(plan, [updates[batch][sw], target], None, consts)
             out[tw] = _to(np.broadcast_to(np.asarray(r), target.shape), out.dtype).reshape(
@@ -184,13 +191,7 @@ def _gather_step(op: Gather, w: str) -> Step:
         if out.shape[:op.batch_rank] != batch_shape:
             raise RuntimeFault(f"{w}: gather into {out.shape} for indices {indices.shape}")
         slice_shape = out.shape[op.batch_rank:]
-        for batch in np.ndindex(*batch_shape):
-            if mask is not None and not mask[batch]:
-                continue
-            window = _window(op, indices, batch, source.shape, slice_shape)
-            if window is None:
-                continue
-            tw, sw = window
+        for batch, tw, sw in _windows(op, indices, mask, source.shape, slice_shape):
             at = batch + sw
             out[at] = source[tw].reshape(np.shape(out[at]))
         values.append(out)
@@ -210,17 +211,25 @@ def _inside(coords: list[np.ndarray], shape: tuple[int, ...], space: tuple[int, 
     return inside
 
 
+def _mapped(op: MapLoad | MapStore, space: tuple[int, ...], consts: Sequence[int], w: str
+            ) -> tuple[list[np.ndarray], np.ndarray]:
+    """The region run over every index of `space`: its coordinates (one int64 array of `space`'s
+    shape per dimension of the mapped tensor) and its last yield (map_load's padding,
+    map_store's mask)."""
+    plan = plan_body(op.body, len(space), 0, op.yields, False, w)
+    *coords, last = evaluate_body(plan, list(_index_space(space)), None, consts)
+    return [np.broadcast_to(np.asarray(c, np.int64), space) for c in coords], np.asarray(last)
+
+
 def _map_load_step(op: MapLoad, w: str) -> Step:
     def step(values: Values, b: Sequence[object], consts: Sequence[int]) -> None:
         source, init = _tensor(values[op.source]), _tensor(values[op.init])
         space = init.shape
-        plan = plan_body(op.body, len(space), 0, op.yields, False, w)
-        *coords, pad = evaluate_body(plan, list(_index_space(space)), None, consts)
-        coords = [np.broadcast_to(np.asarray(c, np.int64), space) for c in coords]
+        coords, pad = _mapped(op, space, consts, w)
         inside = _inside(coords, source.shape, space)
         picked = source[tuple(np.where(inside, c, 0) for c in coords)] if source.size else \
             np.zeros(space, source.dtype)
-        values.append(np.where(inside, picked, _to(np.asarray(pad), init.dtype)).astype(init.dtype))
+        values.append(np.where(inside, picked, _to(pad, init.dtype)).astype(init.dtype))
     return step
 
 
@@ -228,10 +237,8 @@ def _map_store_step(op: MapStore, w: str) -> Step:
     def step(values: Values, b: Sequence[object], consts: Sequence[int]) -> None:
         x, out = _tensor(values[op.input]), np.array(_tensor(values[op.init]), copy=True)
         space = x.shape
-        plan = plan_body(op.body, len(space), 0, op.yields, False, w)
-        *coords, mask = evaluate_body(plan, list(_index_space(space)), None, consts)
-        coords = [np.broadcast_to(np.asarray(c, np.int64), space) for c in coords]
-        keep = _inside(coords, out.shape, space) & np.broadcast_to(np.asarray(mask, bool), space)
+        coords, mask = _mapped(op, space, consts, w)
+        keep = _inside(coords, out.shape, space) & np.broadcast_to(mask.astype(bool), space)
         # Row-major order, the later index winning: numpy assigns repeated indices in order.
         out[tuple(c[keep] for c in coords)] = x[keep]
         values.append(out)
