@@ -126,13 +126,13 @@ CASES = [
          "expected 'x' after a dimension of the shape, got '>'"),
     Case("memref argument", "func.func @f(%a: memref<4xf32>) {\n  return\n}\n", 1, 1,
          "type memref<4xf32> is not supported: weir compiles ranked tensors and scalars of i1, "
-         "i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index"),
+         "i2, i4, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index"),
     Case("tensor of complex", "func.func @f(%a: tensor<4xcomplex<f32>>) {\n  return\n}\n", 1, 1,
          "element type complex<f32> of tensor<4xcomplex<f32>> is not supported (supported: i1, "
-         "i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index)"),
+         "i2, i4, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index)"),
     Case("tensor of i3", "func.func @f(%a: tensor<4xi3>) {\n  return\n}\n", 1, 1,
-         "element type i3 of tensor<4xi3> is not supported (supported: i1, i8, i16, i32, i64, "
-         "ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index)"),
+         "element type i3 of tensor<4xi3> is not supported (supported: i1, i2, i4, i8, i16, i32, "
+         "i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index)"),
     # -- constants ------------------------------------------------------------------------------
     Case("dense literal of the wrong shape", F + "  %c = arith.constant dense<[1.0, 2.0]> : "
          "tensor<4xf32>\n  return %c : tensor<4xf32>\n}\n", 2, 28,

@@ -93,8 +93,8 @@ TOOL_CASES: list[tuple[str, list[str], str, bool]] = [
      "--input '4xf32=[1 2': 2 values given for 4xf32 (4 elements); give 4 values, or one to "
      "fill the shape", False),
     ("unknown element type", ["--module=mul.wvm", "--input=4xq32=1", "--input=4xf32=1"],
-     "--input '4xq32=1': unknown element type 'q32' (expected one of i1, i8, i16, i32, i64, "
-     "ui8, ui16, ui32, ui64, f16, bf16, f32, f64)", False),
+     "--input '4xq32=1': unknown element type 'q32' (expected one of i1, i2, i4, i8, i16, "
+     "i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64)", False),
     ("word for a value", ["--module=mul.wvm", "--input=4xf32=abc", "--input=4xf32=1"],
      "--input '4xf32=abc': 'abc' is not a number", False),
     ("bad dimension", ["--module=mul.wvm", "--input=x4xf32=1", "--input=4xf32=1"],

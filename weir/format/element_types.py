@@ -1,7 +1,14 @@
 """Element types by their MLIR names (`f32`, `i1`, `bf16`, `index`), with the numpy dtype that
 stores them. The one table the compiler (sizes, constant bytes), the runtime (buffer views,
 kernels) and the tools (inputs, printing, npy files) share, so they cannot disagree on a layout:
-i1 is one byte (a bool), index is 64-bit."""
+i1 is one byte (a bool), index is 64-bit.
+
+i2 and i4 are one byte per element too (ml_dtypes' int2/int4: the element's bits in the low bits
+of its byte, the rest zero). IREE packs them (two i4 to a byte, the first in the low nibble), but
+weir's buffers never let a program see a layout except through a bitcast between a sub-byte and
+a byte-sized element type, and that bitcast packs and unpacks (input/lower_tensor_bitcasts.py),
+so keeping them a byte each costs memory, not meaning, and lets every kernel index them as
+bytes."""
 
 from __future__ import annotations
 
@@ -37,6 +44,8 @@ def _make(name: str, dtype: object, kind: ElementKind, bits: int) -> ElementType
 # Types a value can have at the ABI (arguments, results, npy files).
 VALUE_TYPES: tuple[ElementType, ...] = (
     _make("i1", np.bool_, "bool", 1),
+    _make("i2", ml_dtypes.int2, "int", 2),
+    _make("i4", ml_dtypes.int4, "int", 4),
     _make("i8", np.int8, "int", 8),
     _make("i16", np.int16, "int", 16),
     _make("i32", np.int32, "int", 32),

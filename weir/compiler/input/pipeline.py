@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from weir.compiler.input.check_supported_ops import CheckSupportedOps
 from weir.compiler.input.decompose_window_ops import DecomposeWindowOps
+from weir.compiler.input.drop_packed_storage import DropPackedStorage
 from weir.compiler.input.drop_tie_shapes import DropTieShapes
 from weir.compiler.input.generalize_named_ops import GeneralizeNamedOps
 from weir.compiler.input.insert_dynamic_size_checks import InsertDynamicSizeChecks
@@ -29,6 +30,8 @@ PASSES: tuple[Pass, ...] = (
     LowerDynamicConstants(),
     # Tensor bitcasts as an elementwise arith.bitcast (and a reshape): ops later phases know.
     LowerTensorBitcasts(),
+    # Packed i1 is packed by the bitcasts now; elsewhere its encoding would only split types.
+    DropPackedStorage(),
     # Convolutions/poolings of other layouts (1-D, 3-D, grouped, min) onto the 2-D kernels' ops.
     DecomposeWindowOps(),
     # Size annotations say nothing weir does not find itself.

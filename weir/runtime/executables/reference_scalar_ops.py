@@ -2,7 +2,9 @@
 
 MLIR integers are signless; the op says how to read them (`divsi` signed, `divui` unsigned), so
 integer ops reinterpret their operands with `as_signed`/`as_unsigned` views. f16/bf16 math is
-done in f32 and rounded once at the end. Integer overflow wraps (two's complement)."""
+done in f32 and rounded once at the end. Integer overflow wraps (two's complement). i2/i4
+(ml_dtypes' int2/int4) are read as int8 (signed) or their bits as uint8 (unsigned) and wrap back
+to their width when a result is cast to them."""
 
 from __future__ import annotations
 
@@ -23,6 +25,15 @@ _LOW_PRECISION = (np.dtype(np.float16), numpy_dtype("bf16"))
 # Same-width reinterpretations, by byte size, from weir/format's element-type table.
 _SIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "int"}
 _UNSIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "uint"}
+# Integers narrower than their byte (i2, i4), by dtype: their width in bits.
+_SUB_BYTE = {t.dtype: t.bits for t in VALUE_TYPES if t.kind == "int" and t.bits < 8}
+
+
+def bit_width(dtype: np.dtype) -> int:
+    """The bits of an integer dtype's values (1 for i1, 4 for i4), not of its storage."""
+    if dtype == np.bool_:
+        return 1
+    return _SUB_BYTE.get(dtype, dtype.itemsize * 8)
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -36,6 +47,8 @@ def as_float(a: np.ndarray) -> np.ndarray:
 def as_signed(a: np.ndarray) -> np.ndarray:
     if a.dtype == np.bool_:
         return -(a.astype(np.int8))  # i1 true is -1 when read as signed
+    if a.dtype in _SUB_BYTE:
+        return a.astype(np.int8)
     if a.dtype.kind == "u":
         return a.view(_SIGNED[a.dtype.itemsize])
     return a
@@ -44,6 +57,8 @@ def as_signed(a: np.ndarray) -> np.ndarray:
 def as_unsigned(a: np.ndarray) -> np.ndarray:
     if a.dtype == np.bool_:
         return a.astype(np.uint8)
+    if a.dtype in _SUB_BYTE:
+        return a.astype(np.int8).view(np.uint8) & np.uint8((1 << _SUB_BYTE[a.dtype]) - 1)
     if a.dtype.kind == "i":
         return a.view(_UNSIGNED[a.dtype.itemsize])
     return a
@@ -67,8 +82,11 @@ def _float_binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> ScalarI
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
-    """The operand for ops that do not read a sign (i1 as 0/1 bytes, numpy's bools do not wrap)."""
-    return a.astype(np.uint8) if a.dtype == np.bool_ else a
+    """The operand for ops that do not read a sign (i1 as 0/1 bytes, numpy's bools do not wrap;
+    i2/i4 as int8, which numpy computes with; the result wraps back in `_to`)."""
+    if a.dtype == np.bool_:
+        return a.astype(np.uint8)
+    return a.astype(np.int8) if a.dtype in _SUB_BYTE else a
 
 
 def _int_binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -103,7 +121,7 @@ def _shift(kind: str) -> ScalarImpl:
     which is also what numpy's shifts give, but computed here rather than relied upon."""
     def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
         x = a[0]
-        bits = 1 if x.dtype == np.bool_ else x.dtype.itemsize * 8
+        bits = bit_width(x.dtype)
         amount = as_unsigned(a[1])
         past = amount >= bits
         amount = np.where(past, 0, amount).astype(np.uint8)
@@ -159,7 +177,7 @@ def _cmpf(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
 
 def _cmpi(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
     pred = str(op.attr)
-    x, y = a[0], a[1]
+    x, y = _bits(a[0]), _bits(a[1])
     if pred in ("eq", "ne"):
         return np.equal(x, y) if pred == "eq" else np.not_equal(x, y)
     view = as_signed if pred[0] == "s" else as_unsigned
@@ -183,7 +201,7 @@ def _float_to_int(signed: bool) -> ScalarImpl:
     contract): numpy's own conversion of an out-of-range float is undefined."""
     def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
         x = np.trunc(as_float(a[0])).astype(np.float64)
-        bits = 1 if dt == np.bool_ else dt.itemsize * 8
+        bits = bit_width(dt)
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
         # The bounds as floats: lo is a power of two (exact); hi + 1 is one too.
         inside = (x >= float(lo)) & (x < float(hi + 1))
@@ -321,10 +339,12 @@ assert set(SCALAR_IMPLS) | {"index", "push", "extract", "assert"} == SCALAR_OPS,
 def push_scalar(constant: int, dtype: np.dtype) -> np.ndarray:
     """A push constant read as a scalar of `dtype` (the `push` op): its low bits, as many as the
     dtype has, are the value (a float's bits, an integer truncated)."""
-    bits = 1 if dtype == np.bool_ else dtype.itemsize * 8
+    bits = bit_width(dtype)
     low = int(constant) & ((1 << bits) - 1)
     if dtype == np.bool_:
         return np.asarray(bool(low))
+    if dtype in _SUB_BYTE:
+        return np.asarray(low, np.int64).astype(dtype)
     if dtype.kind == "f" or dtype == numpy_dtype("bf16"):
         return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(dtype)
     return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(_SIGNED[dtype.itemsize]).astype(

@@ -3,8 +3,10 @@
 
 f16 and bf16 are computed in f32 registers and rounded to their type after every op, as the
 reference target does; both are kept as their bits in memory and converted with integer
-operations (halfs.py), so no code calls a conversion routine the process may lack. i1 is a byte in
-memory and an `i1` in registers. Where MLIR leaves a result undefined, the code gives the one
+operations (halfs.py), so no code calls a conversion routine the process may lack. i1, i2 and i4
+are a byte in memory (their bits low, the rest zero, as weir/format's table says) and `i1`, `i2`,
+`i4` in registers: loads truncate and stores zero-extend explicitly, since LLVM leaves the spare
+bits of an `i4` store unspecified. Where MLIR leaves a result undefined, the code gives the one
 weir/format/reference_kernel.py defines: integer division by zero gives 0 (instead of the trap
 x86 raises, so a program's bad divisor is a wrong value, never a crashed process), shifts past the
 width give 0 or the sign, float-to-integer conversions saturate."""
@@ -34,9 +36,13 @@ def memory_type(dtype: str) -> ir.Type:
         return F64
     if dtype in ("f16", "bf16"):
         return I16
-    if dtype == "i1":
+    if BY_NAME[dtype].bits < 8:
         return I8
     return ir.IntType(BY_NAME[dtype].bits)
+
+
+def _sub_byte(dtype: str) -> bool:
+    return not is_float(dtype) and BY_NAME[dtype].bits < 8
 
 
 def register_type(dtype: str) -> ir.Type:
@@ -61,8 +67,8 @@ def from_memory(b: ir.IRBuilder, raw: ir.Value, dtype: str) -> ir.Value:
         return half_to_float(b, raw)
     if dtype == "bf16":
         return b.bitcast(b.shl(b.zext(raw, I32), I32(16)), F32)
-    if dtype == "i1":
-        return b.trunc(raw, I1)
+    if _sub_byte(dtype):
+        return b.trunc(raw, register_type(dtype))
     return raw
 
 
@@ -81,7 +87,7 @@ def to_memory(b: ir.IRBuilder, value: ir.Value, dtype: str) -> ir.Value:
         return float_to_half(b, value)
     if dtype == "bf16":
         return round_bf16(b, value)
-    if dtype == "i1":
+    if _sub_byte(dtype):
         return b.zext(value, I8)
     return value
 
@@ -101,8 +107,8 @@ def constant(dtype: str, value: Scalar) -> ir.Constant:
 def push_scalar(b: ir.IRBuilder, constant: ir.Value, dtype: str) -> ir.Value:
     """A 64-bit push constant read as a scalar of `dtype` (the `push` op), in its register type:
     the low bits are the value as memory holds it (a float's bits, an integer truncated)."""
-    if dtype == "i1":
-        return b.trunc(constant, I1)
+    if _sub_byte(dtype):
+        return b.trunc(constant, register_type(dtype))
     if dtype in ("f32", "f64"):
         bits = b.trunc(constant, I32) if dtype == "f32" else constant
         return b.bitcast(bits, register_type(dtype))
