@@ -1,7 +1,8 @@
 """Element types by their MLIR names (`f32`, `i1`, `bf16`, `index`), with the numpy dtype that
 stores them. The one table the compiler (sizes, constant bytes), the runtime (buffer views,
 kernels) and the tools (inputs, printing, npy files) share, so they cannot disagree on a layout:
-i1 is one byte (a bool), index is 64-bit.
+i1 is one byte (a bool), index is 64-bit. The 4-, 6- and 8-bit floats are ml_dtypes' (one byte
+each, like i2/i4 below).
 
 i2 and i4 are one byte per element too (ml_dtypes' int2/int4: the element's bits in the low bits
 of its byte, the rest zero). IREE packs them (two i4 to a byte, the first in the low nibble), but
@@ -58,6 +59,18 @@ VALUE_TYPES: tuple[ElementType, ...] = (
     _make("bf16", ml_dtypes.bfloat16, "float", 16),
     _make("f32", np.float32, "float", 32),
     _make("f64", np.float64, "float", 64),
+    # Small floats (storage types: programs compute in f32 and round to them, as IREE does).
+    _make("f8E5M2", ml_dtypes.float8_e5m2, "float", 8),
+    _make("f8E4M3", ml_dtypes.float8_e4m3, "float", 8),
+    _make("f8E3M4", ml_dtypes.float8_e3m4, "float", 8),
+    _make("f8E4M3FN", ml_dtypes.float8_e4m3fn, "float", 8),
+    _make("f8E4M3FNUZ", ml_dtypes.float8_e4m3fnuz, "float", 8),
+    _make("f8E5M2FNUZ", ml_dtypes.float8_e5m2fnuz, "float", 8),
+    _make("f8E4M3B11FNUZ", ml_dtypes.float8_e4m3b11fnuz, "float", 8),
+    _make("f6E2M3FN", ml_dtypes.float6_e2m3fn, "float", 6),
+    _make("f6E3M2FN", ml_dtypes.float6_e3m2fn, "float", 6),
+    _make("f4E2M1FN", ml_dtypes.float4_e2m1fn, "float", 4),
+    _make("f8E8M0FNU", ml_dtypes.float8_e8m0fnu, "float", 8),
 )
 # `index` exists inside programs only; it is 64-bit on every host weir targets.
 INDEX = _make("index", np.int64, "int", 64)

@@ -15,13 +15,19 @@ import numpy as np
 from weir.format.element_types import VALUE_TYPES
 from weir.format.reference_kernel import SCALAR_OPS, ScalarOp
 from weir.runtime.executables.reference_erf import erf
-from weir.runtime.hal.element_types import numpy_dtype
 
 Arrays = Sequence[np.ndarray]
 # impl(operands, op, result dtype) -> result array (broadcast shape of the operands)
 ScalarImpl = Callable[[Arrays, ScalarOp, np.dtype], np.ndarray]
 
-_LOW_PRECISION = (np.dtype(np.float16), numpy_dtype("bf16"))
+# Floats computed in f32 and rounded to their type: f16, bf16 and the small floats (f8E4M3FN...).
+_LOW_PRECISION = tuple(t.dtype for t in VALUE_TYPES if t.is_float and t.bits < 32)
+# Those that f64 reaches through f32 rounded to odd, so that it rounds once (f16 is exact).
+_ODD_FIRST = frozenset(_LOW_PRECISION) - {np.dtype(np.float16)}
+# Floats without NaN (f4E2M1FN, f6...): NaN becomes +0 there, as on llvm-cpu (ml_dtypes' own
+# conversion gives a zero of the opposite sign).
+_NO_NAN = frozenset(d for d in _LOW_PRECISION
+                    if not np.isnan(np.asarray(np.nan, np.float32).astype(d).astype(np.float32)))
 # Same-width reinterpretations, by byte size, from weir/format's element-type table.
 _SIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "int"}
 _UNSIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "uint"}
@@ -67,6 +73,8 @@ def as_unsigned(a: np.ndarray) -> np.ndarray:
 def _to(result: np.ndarray | np.generic, dtype: np.dtype) -> np.ndarray:
     """Casts a result to the op's dtype; i1 results keep only the low bit (trunci semantics)."""
     arr = np.asarray(result)
+    if dtype in _NO_NAN and arr.dtype.kind not in "biu":
+        arr = np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)
     if dtype == np.bool_ and arr.dtype != np.bool_:
         return (as_unsigned(arr) & 1).astype(np.bool_) if arr.dtype.kind in "iu" else \
             arr.astype(np.bool_)
@@ -177,7 +185,7 @@ def _cmpf(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
 
 def _cmpi(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
     pred = str(op.attr)
-    x, y = _bits(a[0]), _bits(a[1])
+    x, y = a[0], a[1]
     if pred in ("eq", "ne"):
         return np.equal(x, y) if pred == "eq" else np.not_equal(x, y)
     view = as_signed if pred[0] == "s" else as_unsigned
@@ -212,15 +220,14 @@ def _float_to_int(signed: bool) -> ScalarImpl:
     return impl
 
 
-_BF16 = numpy_dtype("bf16")
 
 
 def _to_float(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     """A float array rounded once to the float type `dt`. numpy and ml_dtypes round f64 to
-    f16/f32 once, but f64 to bf16 through f32, rounding twice; here f64 goes to f32 rounding to
-    odd first (truncate, then set the last bit when inexact), after which rounding to bf16 is
+    f16/f32 once, but f64 to bf16 (and the small floats) through f32, rounding twice; here f64
+    goes to f32 rounding to odd first (truncate, then set the last bit when inexact), after which rounding to bf16 is
     the single rounding of the exact value. Narrower sources round once as they are."""
-    if dt != _BF16 or x.dtype != np.float64:
+    if dt not in _ODD_FIRST or x.dtype != np.float64:
         return _to(x, dt)
     f = x.astype(np.float32)
     bits = f.view(np.uint32)
@@ -234,10 +241,11 @@ def _to_float(x: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 
 def _int_to_float(view: Callable[[np.ndarray], np.ndarray]) -> ScalarImpl:
-    """sitofp/uitofp: through f64 for bf16 (exact below 2^53), so bf16 rounds once there too."""
+    """sitofp/uitofp: through f64 for bf16 and the small floats (exact below 2^53), so they
+    round once there too."""
     def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
         v = view(a[0])
-        return _to_float(v.astype(np.float64), dt) if dt == _BF16 else _to(v, dt)
+        return _to_float(v.astype(np.float64), dt) if dt in _ODD_FIRST else _to(v, dt)
     return impl
 
 
@@ -345,7 +353,7 @@ def push_scalar(constant: int, dtype: np.dtype) -> np.ndarray:
         return np.asarray(bool(low))
     if dtype in _SUB_BYTE:
         return np.asarray(low, np.int64).astype(dtype)
-    if dtype.kind == "f" or dtype == numpy_dtype("bf16"):
+    if dtype.kind == "f" or dtype in _LOW_PRECISION:
         return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(dtype)
     return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(_SIGNED[dtype.itemsize]).astype(
         dtype, copy=False)

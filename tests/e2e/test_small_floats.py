@@ -1,0 +1,142 @@
+"""The small float types (f8E5M2, f8E4M3, f8E3M4, f8E4M3FN, the FNUZ types, f6E2M3FN, f6E3M2FN,
+f4E2M1FN, f8E8M0FNU) end to end on every target and driver, against ml_dtypes: extf of every bit pattern to
+f32/f16/bf16, truncf from f32/f16/bf16 at the edges (ties between neighbours, just off them,
+subnormals, the largest value and beyond, infinities, NaN, -0), and arithmetic computed in f32 and
+rounded to the type. Types without NaN (f4, f6) take NaN to +0 on both targets."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+Runner = Callable[..., object]  # the `run` fixture (conftest.py)
+TYPES = {"f8E5M2": (ml_dtypes.float8_e5m2, 8), "f8E4M3": (ml_dtypes.float8_e4m3, 8),
+         "f8E3M4": (ml_dtypes.float8_e3m4, 8), "f8E4M3FN": (ml_dtypes.float8_e4m3fn, 8),
+         "f8E4M3FNUZ": (ml_dtypes.float8_e4m3fnuz, 8),
+         "f8E5M2FNUZ": (ml_dtypes.float8_e5m2fnuz, 8),
+         "f8E4M3B11FNUZ": (ml_dtypes.float8_e4m3b11fnuz, 8),
+         "f6E2M3FN": (ml_dtypes.float6_e2m3fn, 6), "f6E3M2FN": (ml_dtypes.float6_e3m2fn, 6),
+         "f4E2M1FN": (ml_dtypes.float4_e2m1fn, 4), "f8E8M0FNU": (ml_dtypes.float8_e8m0fnu, 8)}
+WIDE = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+def _every_value(t: str) -> np.ndarray:
+    dtype, bits = TYPES[t]
+    return np.arange(1 << bits, dtype=np.uint8).view(dtype)
+
+
+def _has_nan(t: str) -> bool:
+    return bool(np.isnan(_every_value(t).astype(np.float32)).any())
+
+
+def _round(x: np.ndarray, t: str) -> np.ndarray:
+    """ml_dtypes' rounding to `t`, NaN to +0 where `t` has no NaN."""
+    if not _has_nan(t):
+        x = np.where(np.isnan(x), np.zeros((), x.dtype), x)
+    return x.astype(TYPES[t][0])
+
+
+def _assert_same(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    """Bit for bit, except that any NaN matches any NaN."""
+    assert got.dtype == want.dtype, what
+    g, w = got.astype(np.float32), want.astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=what)
+    keep = ~np.isnan(w)
+    bits = (lambda a: a[keep].view(np.uint16)) if got.itemsize == 2 else \
+        (lambda a: a[keep].view(np.uint32) if got.itemsize == 4 else a[keep].view(np.uint8))
+    np.testing.assert_array_equal(bits(got), bits(want), err_msg=what)
+
+
+def _edges(t: str) -> np.ndarray:
+    """f32 inputs that test rounding to `t`: its values, the ties between neighbours and the
+    f32 values just either side of each tie, and the values beyond its range."""
+    values = _every_value(t).astype(np.float32)
+    finite = np.unique(values[np.isfinite(values)]).astype(np.float64)
+    ties = (finite[:-1] + finite[1:]) / 2
+    ties32 = ties.astype(np.float32)  # exact: every tie has few enough bits
+    largest, smallest = finite.max(), finite[finite > 0].min()
+    extra = [largest * 1.0625, largest * 2, 1e30, np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0,
+             smallest / 2, smallest * 0.75, smallest / 4, 1e-40, -1e-40, -smallest / 2]
+    with np.errstate(over="ignore"):  # `largest * 2` is inf in f32 for f8E8M0FNU
+        return np.concatenate([finite, ties32, np.nextafter(ties32, np.inf),
+                               np.nextafter(ties32, -np.inf), np.array(extra)]).astype(np.float32)
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_extf_of_every_bit_pattern(run: Runner, t: str) -> None:
+    x = _every_value(t)
+    n = x.size
+    src = f"""
+    func.func @f(%x: tensor<{n}x{t}>) -> (tensor<{n}xf32>, tensor<{n}xf16>, tensor<{n}xbf16>) {{
+      %a = arith.extf %x : tensor<{n}x{t}> to tensor<{n}xf32>
+      %b = arith.extf %x : tensor<{n}x{t}> to tensor<{n}xf16>
+      %c = arith.extf %x : tensor<{n}x{t}> to tensor<{n}xbf16>
+      return %a, %b, %c : tensor<{n}xf32>, tensor<{n}xf16>, tensor<{n}xbf16>
+    }}"""
+    got = run(src, "f", x)
+    for g, (name, wide) in zip(got, WIDE.items()):  # type: ignore[call-overload]
+        with np.errstate(over="ignore"):  # f8E8M0FNU's largest powers are inf in f16
+            _assert_same(g, x.astype(np.float32).astype(wide), f"extf to {name}")
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_truncf_at_the_edges(run: Runner, t: str) -> None:
+    x = _edges(t)
+    n = x.size
+    src = f"""
+    func.func @f(%a: tensor<{n}xf32>, %b: tensor<{n}xf16>, %c: tensor<{n}xbf16>)
+        -> (tensor<{n}x{t}>, tensor<{n}x{t}>, tensor<{n}x{t}>) {{
+      %ra = arith.truncf %a : tensor<{n}xf32> to tensor<{n}x{t}>
+      %rb = arith.truncf %b : tensor<{n}xf16> to tensor<{n}x{t}>
+      %rc = arith.truncf %c : tensor<{n}xbf16> to tensor<{n}x{t}>
+      return %ra, %rb, %rc : tensor<{n}x{t}>, tensor<{n}x{t}>, tensor<{n}x{t}>
+    }}"""
+    with np.errstate(over="ignore"):  # beyond f16's range is inf there, as intended
+        inputs = [x.astype(w) for w in WIDE.values()]
+    got = run(src, "f", *inputs)
+    for g, v, name in zip(got, inputs, WIDE):  # type: ignore[call-overload]
+        _assert_same(g, _round(v.astype(np.float32), t), f"truncf from {name}")
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_arithmetic_rounds_the_f32_result(run: Runner, t: str) -> None:
+    values = _every_value(t)
+    rng = np.random.default_rng(7)
+    a, b = rng.choice(values, 512), rng.choice(values, 512)
+    src = f"""
+    func.func @f(%a: tensor<512x{t}>, %b: tensor<512x{t}>)
+        -> (tensor<512x{t}>, tensor<512x{t}>, tensor<512x{t}>, tensor<512x{t}>, tensor<512x{t}>) {{
+      %s = arith.addf %a, %b : tensor<512x{t}>
+      %d = arith.subf %a, %b : tensor<512x{t}>
+      %p = arith.mulf %a, %b : tensor<512x{t}>
+      %q = arith.divf %a, %b : tensor<512x{t}>
+      %n = arith.negf %a : tensor<512x{t}>
+      return %s, %d, %p, %q, %n
+        : tensor<512x{t}>, tensor<512x{t}>, tensor<512x{t}>, tensor<512x{t}>, tensor<512x{t}>
+    }}"""
+    got = run(src, "f", a, b)
+    fa, fb = a.astype(np.float32), b.astype(np.float32)
+    with np.errstate(all="ignore"):
+        want = [fa + fb, fa - fb, fa * fb, fa / fb, -fa]
+    for g, w, name in zip(got, want, ("addf", "subf", "mulf", "divf", "negf")):  # type: ignore[call-overload]
+        _assert_same(g, _round(w, t), name)
+
+
+def test_small_floats_at_the_abi_and_as_bits(run: Runner) -> None:
+    """A constant of f8 values and hex bit patterns (0x80 is NaN in f8E5M2FNUZ), and
+    arith.bitcast to i8, keep the bits as IREE lays them out."""
+    src = """
+    func.func @f(%x: tensor<4xf8E4M3FN>) -> (tensor<4xi8>, tensor<4xi8>) {
+      %c = arith.constant dense<[1.5, -0.0, 0x80, 448.0]> : tensor<4xf8E5M2FNUZ>
+      %bits = arith.bitcast %c : tensor<4xf8E5M2FNUZ> to tensor<4xi8>
+      %xb = arith.bitcast %x : tensor<4xf8E4M3FN> to tensor<4xi8>
+      return %bits, %xb : tensor<4xi8>, tensor<4xi8>
+    }"""
+    x = np.array([1.0, -2.0, 448.0, np.nan], ml_dtypes.float8_e4m3fn)
+    bits, xb = run(src, "f", x)  # type: ignore[misc]
+    want = np.array([1.5, 0.0, np.nan, 448.0], np.float32).astype(ml_dtypes.float8_e5m2fnuz)
+    np.testing.assert_array_equal(bits, want.view(np.int8))
+    np.testing.assert_array_equal(xb, x.view(np.int8))
