@@ -14,6 +14,7 @@ from weir.compiler.input.lower_pack_unpack import LowerPackUnpack
 from weir.compiler.input.lower_tensor_bitcasts import LowerTensorBitcasts
 from weir.compiler.input.lower_unfoldable_constants import LowerUnfoldableConstants
 from weir.compiler.input.verify import verify_input
+from weir.compiler.input.scalar_operands_as_tensors import ScalarOperandsAsTensors
 from weir.compiler.input.strip_assertions import StripAssertions
 from weir.compiler.input.verify_async_regions import VerifyAsyncRegions
 from weir.compiler.input.widen_f16_accumulators import WidenF16Accumulators
@@ -44,6 +45,8 @@ PASSES: tuple[Pass, ...] = (
     LowerLinalgExt(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).
     GeneralizeNamedOps(),
+    # Scalar inputs of generics (quantized_matmul's zero points) as 0-d tensors the targets read.
+    ScalarOperandsAsTensors(),
     # With --weir-accumulate-f16-in-f32: f16/bf16 matmuls sum in f32, rounded once at the end.
     WidenF16Accumulators(),
     # Unfoldable constants become rodata resources before flow can clone or fold them.
