@@ -1,6 +1,6 @@
 """The small float types (f8E5M2, f8E4M3, f8E3M4, f8E4M3FN, the FNUZ types, f6E2M3FN, f6E3M2FN,
-f4E2M1FN, f8E8M0FNU) end to end on every target and driver, against ml_dtypes: extf of every bit pattern to
-f32/f16/bf16, truncf from f32/f16/bf16 at the edges (ties between neighbours, just off them,
+f4E2M1FN, f8E8M0FNU) end to end on every target and driver, against ml_dtypes: extf of every bit
+pattern to f32/f16/bf16, truncf from f32/f16/bf16 at the edges (ties between neighbours, just off them,
 subnormals, the largest value and beyond, infinities, NaN, -0), and arithmetic computed in f32 and
 rounded to the type. Types without NaN (f4, f6) take NaN to +0 on both targets."""
 
@@ -121,7 +121,8 @@ def test_arithmetic_rounds_the_f32_result(run: Runner, t: str) -> None:
     fa, fb = a.astype(np.float32), b.astype(np.float32)
     with np.errstate(all="ignore"):
         want = [fa + fb, fa - fb, fa * fb, fa / fb, -fa]
-    for g, w, name in zip(got, want, ("addf", "subf", "mulf", "divf", "negf")):  # type: ignore[call-overload]
+    names = ("addf", "subf", "mulf", "divf", "negf")
+    for g, w, name in zip(got, want, names):  # type: ignore[call-overload]
         _assert_same(g, _round(w, t), name)
 
 

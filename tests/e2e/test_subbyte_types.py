@@ -37,10 +37,11 @@ def _generic(t: str, n: int, body: str, results: list[str]) -> str:
     outs = ", ".join(f"tensor<{n}x{r}>" for r in results)
     empties = "\n".join(f"%e{i} = tensor.empty() : tensor<{n}x{r}>" for i, r in enumerate(results))
     out_args = ", ".join(f"%o{i}: {r}" for i, r in enumerate(results))
+    maps = ", ".join([MAP1] * (2 + len(results)))
     return f"""
     func.func @f(%a: tensor<{n}x{t}>, %b: tensor<{n}x{t}>) -> ({outs}) {{
       {empties}
-      %r:{len(results)} = linalg.generic {{indexing_maps = [{", ".join([MAP1] * (2 + len(results)))}],
+      %r:{len(results)} = linalg.generic {{indexing_maps = [{maps}],
                           iterator_types = ["parallel"]}}
           ins(%a, %b : tensor<{n}x{t}>, tensor<{n}x{t}>)
           outs({", ".join(f"%e{i}" for i in range(len(results)))} : {outs}) {{
@@ -113,7 +114,8 @@ def test_float_to_sub_byte_saturates_and_constants(run: Runner, t: str) -> None:
     func.func @f(%x: tensor<6xf32>) -> (tensor<6x{t}>, tensor<{t}>) {{
       %c = arith.constant dense<[1, -1, 0, 1, -2, 1]> : tensor<6x{t}>
       %e = tensor.empty() : tensor<6x{t}>
-      %r = linalg.generic {{indexing_maps = [{MAP1}, {MAP1}, {MAP1}], iterator_types = ["parallel"]}}
+      %r = linalg.generic {{indexing_maps = [{MAP1}, {MAP1}, {MAP1}],
+                            iterator_types = ["parallel"]}}
           ins(%x, %c : tensor<6xf32>, tensor<6x{t}>) outs(%e : tensor<6x{t}>) {{
       ^bb0(%v: f32, %k: {t}, %o: {t}):
         %i = arith.fptosi %v : f32 to {t}
@@ -147,7 +149,8 @@ def test_bitcast_unpacks_and_packs_lowest_bits_first(run: Runner, t: str, enc: s
     per = 8 // bits
     packed_t = f"tensor<2x{per * 2}x{t}{', ' + enc if enc else ''}>"
     src = f"""
-    func.func @f(%w: tensor<4xi8>, %v: tensor<2xi16>) -> (tensor<2x{per * 2}x{"i8"}>, tensor<2xi16>) {{
+    func.func @f(%w: tensor<4xi8>, %v: tensor<2xi16>)
+        -> (tensor<2x{per * 2}xi8>, tensor<2xi16>) {{
       %p = flow.tensor.bitcast %w : tensor<4xi8> -> {packed_t}
       %e = tensor.empty() : tensor<2x{per * 2}xi8>
       %x = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,

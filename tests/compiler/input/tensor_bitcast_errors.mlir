@@ -50,3 +50,11 @@ func.func @dynamic_packing(%x: tensor<?xi8>, %n: index, %m: index) -> tensor<?xi
   %0 = flow.tensor.bitcast %x : tensor<?xi8>{%n} -> tensor<?xi4>{%m}
   return %0 : tensor<?xi4>
 }
+
+// -----
+
+func.func @sub_byte_both_sides(%x: tensor<4xi4>) -> tensor<8xi2> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<4xi4> to tensor<8xi2> is not supported: one side must have elements of whole bytes
+  %0 = flow.tensor.bitcast %x : tensor<4xi4> -> tensor<8xi2>
+  return %0 : tensor<8xi2>
+}

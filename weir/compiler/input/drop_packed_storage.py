@@ -42,7 +42,8 @@ class DropPackedStorage(Pass):
                             Rewriter.replace_value_with_new_type(arg, _plain(arg.type))
             for table in (op.properties, op.attributes):
                 for name, value in list(table.items()):
-                    if isinstance(value, DenseIntOrFPElementsAttr) and is_packed_storage(value.type):
+                    if isinstance(value, DenseIntOrFPElementsAttr) and \
+                            is_packed_storage(value.type):
                         table[name] = DenseIntOrFPElementsAttr(_plain(value.type), value.data)
             if isinstance(op, func.FuncOp):
                 ft = op.function_type

@@ -79,7 +79,7 @@ class LowerTensorBitcasts(Pass):
         problem = None
         if sub_byte_bits(words.element_type) or word_bits % 8:
             problem = "one side must have elements of whole bytes"
-        elif elements.element_type.bitwidth == 1 and not is_packed_storage(elements):  # type: ignore[attr-defined]
+        elif sub_byte_bits(elements.element_type) == 1 and not is_packed_storage(elements):
             problem = ("an i1 tensor without #iree_encoding.packed_storage has one byte per "
                        "element; packed i1 needs that encoding")
         elif not (src.has_static_shape() and dst.has_static_shape()):
@@ -96,7 +96,9 @@ class LowerTensorBitcasts(Pass):
             if value.type != TensorType(dst.element_type, dst.get_shape()):
                 value = b.insert(arith.BitcastOp(
                     value, TensorType(dst.element_type, dst.get_shape()))).result
-        new = before.next_op if before is not None else op.parent_block().first_op  # type: ignore[union-attr]
+        block = op.parent_block()
+        assert block is not None
+        new = before.next_op if before is not None else block.first_op
         while new is not None and new is not op:
             for inner in new.walk():
                 inner.location = op.location

@@ -45,7 +45,8 @@ def as_integers(b: Builder, value: SSAValue) -> SSAValue:
     assert isinstance(t, TensorType)
     if isinstance(t.element_type, IntegerType):
         return value
-    ints = TensorType(IntegerType(t.element_type.bitwidth), t.get_shape())  # type: ignore[attr-defined]
+    width = t.element_type.bitwidth  # type: ignore[attr-defined]
+    ints = TensorType(IntegerType(width), t.get_shape())
     return b.insert(arith.BitcastOp(value, ints)).result
 
 

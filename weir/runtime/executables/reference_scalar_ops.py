@@ -220,13 +220,11 @@ def _float_to_int(signed: bool) -> ScalarImpl:
     return impl
 
 
-
-
 def _to_float(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     """A float array rounded once to the float type `dt`. numpy and ml_dtypes round f64 to
     f16/f32 once, but f64 to bf16 (and the small floats) through f32, rounding twice; here f64
-    goes to f32 rounding to odd first (truncate, then set the last bit when inexact), after which rounding to bf16 is
-    the single rounding of the exact value. Narrower sources round once as they are."""
+    goes to f32 rounding to odd first (truncate, then set the last bit when inexact), after
+    which rounding to `dt` is the single rounding of the exact value. Narrower sources round once as they are."""
     if dt not in _ODD_FIRST or x.dtype != np.float64:
         return _to(x, dt)
     f = x.astype(np.float32)
