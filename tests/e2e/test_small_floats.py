@@ -141,3 +141,43 @@ def test_small_floats_at_the_abi_and_as_bits(run: Runner) -> None:
     want = np.array([1.5, 0.0, np.nan, 448.0], np.float32).astype(ml_dtypes.float8_e5m2fnuz)
     np.testing.assert_array_equal(bits, want.view(np.int8))
     np.testing.assert_array_equal(xb, x.view(np.int8))
+
+
+@pytest.mark.parametrize("t", ["f8E4M3FN", "f8E5M2", "f4E2M1FN"])
+def test_f64_and_integers_round_once(run: Runner, t: str) -> None:
+    """truncf from f64 and sitofp from i64 round the exact value once: through f32 by plain
+    rounding, a value just above a tie of `t` would land on the tie and then round to even."""
+    dtype = TYPES[t][0]
+    ties = _edges(t)
+    ties = ties[np.isfinite(ties)].astype(np.float64)
+    x = np.concatenate([ties * (1 + 2.0 ** -30), ties * (1 - 2.0 ** -30)])
+    n = x.size
+    ints = np.array([(1 << 40) + 1, -(1 << 40) - 1, 7, -9, 3, (1 << 24) + 1], np.int64)
+    src = f"""
+    func.func @f(%x: tensor<{n}xf64>, %i: tensor<6xi64>) -> (tensor<{n}x{t}>, tensor<6x{t}>) {{
+      %a = arith.truncf %x : tensor<{n}xf64> to tensor<{n}x{t}>
+      %b = arith.sitofp %i : tensor<6xi64> to tensor<6x{t}>
+      return %a, %b : tensor<{n}x{t}>, tensor<6x{t}>
+    }}"""
+    got, got_ints = run(src, "f", x, ints)  # type: ignore[misc]
+    # ml_dtypes' own f64 conversion goes through f32; round the exact value by hand instead:
+    # the nearest of the type's values, ties to the even encoding.
+    values = _every_value(t).astype(np.float64)
+    grid = np.unique(values[np.isfinite(values) & (values >= 0)])
+
+    def nearest(v: float) -> np.ndarray:
+        """The value of `t` nearest to `v` (its sign kept, so -tiny is -0 where `t` has one)."""
+        m = abs(v)
+        if m > grid.max():  # beyond the range: what f32 rounding gives (exact there)
+            return np.array([v], np.float32).astype(dtype)
+        d = np.abs(grid - m)
+        best = grid[d == d.min()]
+        if best.size == 2:  # a tie: the even encoding
+            enc = np.array(best, np.float32).astype(dtype).view(np.uint8)
+            best = best[enc % 2 == 0]
+        return np.array([np.copysign(best[0], v)], np.float32).astype(dtype)
+
+    want = np.concatenate([nearest(v) for v in x])
+    want_ints = np.concatenate([nearest(float(v)) for v in ints])
+    _assert_same(got, want, "truncf from f64")
+    _assert_same(got_ints, want_ints, "sitofp from i64")
