@@ -181,3 +181,32 @@ def test_f64_and_integers_round_once(run: Runner, t: str) -> None:
     want_ints = np.concatenate([nearest(float(v)) for v in ints])
     _assert_same(got, want, "truncf from f64")
     _assert_same(got_ints, want_ints, "sitofp from i64")
+
+
+def test_scalars_at_the_abi_on_the_host_and_in_dispatches(run: Runner) -> None:
+    """Small float and sub-byte scalars as arguments and results, in host arithmetic (rounded
+    to their type after each op) and captured into a dispatch (a fill, a push constant)."""
+    src = """
+    func.func @f(%a: f8E4M3FN, %b: f32, %i: i2, %x: tensor<3xf8E5M2>)
+        -> (f8E4M3FN, f32, f4E2M1FN, i2, tensor<3xf8E5M2>) {
+      %0 = arith.addf %a, %a : f8E4M3FN
+      %1 = arith.extf %0 : f8E4M3FN to f32
+      %2 = arith.addf %1, %b : f32
+      %3 = arith.truncf %2 : f32 to f4E2M1FN
+      %4 = arith.muli %i, %i : i2
+      %h = arith.truncf %b : f32 to f8E5M2
+      %e = tensor.empty() : tensor<3xf8E5M2>
+      %f = linalg.fill ins(%h : f8E5M2) outs(%e : tensor<3xf8E5M2>) -> tensor<3xf8E5M2>
+      %s = arith.addf %f, %x : tensor<3xf8E5M2>
+      return %0, %2, %3, %4, %s : f8E4M3FN, f32, f4E2M1FN, i2, tensor<3xf8E5M2>
+    }"""
+    x = np.array([0.25, -3.0, 1e4], ml_dtypes.float8_e5m2)
+    a8, f, f4, i2, s = run(src, "f", np.float32(0.3), np.float32(1.1), -1, x)  # type: ignore[misc]
+    e4m3 = ml_dtypes.float8_e4m3fn
+    want_a = (np.float32(np.float32(0.3).astype(e4m3)) * 2).astype(e4m3)
+    assert a8.dtype == np.dtype(e4m3) and float(a8) == float(want_a) == 0.625
+    assert float(f) == float(np.float32(0.625) + np.float32(1.1))
+    assert np.asarray(f4).dtype == np.dtype(ml_dtypes.float4_e2m1fn) and float(f4) == 1.5
+    assert int(i2) == 1
+    h = np.float32(1.1).astype(ml_dtypes.float8_e5m2).astype(np.float32)
+    _assert_same(s, (h + x.astype(np.float32)).astype(ml_dtypes.float8_e5m2), "fill + x")
