@@ -1,8 +1,8 @@
 // Checks that a flow.tensor.bitcast whose two types hold different numbers of bits, or whose
 // dynamic sizes in braces do not match its types, is rejected by the verifier, and that one weir
-// cannot lower (between element widths other than bytes and packed sub-byte elements, i1
-// without packed storage, packing with dynamic sizes; a shape change with dynamic sizes) is a located error
-// of --lower-tensor-bitcasts. The valid forms are in lower_tensor_bitcasts.mlir.
+// cannot lower (between element widths other than bytes and packed sub-byte elements, two
+// sub-byte types, i1 without packed storage, 6-bit elements, packing with dynamic sizes; a shape
+// change with dynamic sizes) is a located error of --lower-tensor-bitcasts. The valid forms are in lower_tensor_bitcasts.mlir.
 // RUN: not weir-opt --split-input-file --lower-tensor-bitcasts %s 2>&1 >/dev/null | filecheck %s --check-prefix=ERR
 
 func.func @bits_differ(%x: tensor<4xi8>) -> tensor<4xi16> {
@@ -57,4 +57,12 @@ func.func @sub_byte_both_sides(%x: tensor<4xi4>) -> tensor<8xi2> {
   // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<4xi4> to tensor<8xi2> is not supported: one side must have elements of whole bytes
   %0 = flow.tensor.bitcast %x : tensor<4xi4> -> tensor<8xi2>
   return %0 : tensor<8xi2>
+}
+
+// -----
+
+func.func @six_bit_floats(%x: tensor<3xi8>) -> tensor<4xf6E2M3FN> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<3xi8> to tensor<4xf6E2M3FN> is not supported: f6E2M3FN elements straddle bytes; weir packs only 1-, 2- and 4-bit elements
+  %0 = flow.tensor.bitcast %x : tensor<3xi8> -> tensor<4xf6E2M3FN>
+  return %0 : tensor<4xf6E2M3FN>
 }

@@ -82,6 +82,9 @@ class LowerTensorBitcasts(Pass):
         elif sub_byte_bits(elements.element_type) == 1 and not is_packed_storage(elements):
             problem = ("an i1 tensor without #iree_encoding.packed_storage has one byte per "
                        "element; packed i1 needs that encoding")
+        elif 8 % sub_byte_bits(elements.element_type):  # type: ignore[operator]
+            problem = (f"{elements.element_type} elements straddle bytes; weir packs only "
+                       "1-, 2- and 4-bit elements")
         elif not (src.has_static_shape() and dst.has_static_shape()):
             problem = "packing sub-byte elements needs static shapes"
         if problem is not None:

@@ -141,7 +141,6 @@ def float_to_small(b: ir.IRBuilder, value: ir.Value, f: SmallFloat) -> ir.Value:
     return b.trunc(b.select(is_nan, nan, result), i8)
 
 
-
 def _float_to_e8m0(b: ir.IRBuilder, bits: ir.Value, i32: ir.Type) -> ir.Value:
     """f32 bits -> f8E8M0FNU bits (module docstring)."""
     exponent = b.lshr(bits, _k(i32, 23))  # the sign too: a negative value is >= 256 here
