@@ -30,6 +30,11 @@ class Case:
     message: str
 
 
+# Every element type weir compiles, as the errors list them.
+SUPPORTED = ("i1, i2, i4, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, "
+             "f8E5M2, f8E4M3, f8E3M4, f8E4M3FN, f8E4M3FNUZ, f8E5M2FNUZ, "
+             "f8E4M3B11FNUZ, f6E2M3FN, f6E3M2FN, f4E2M1FN, f8E8M0FNU, index")
+
 CASES = [
     # -- not a program at all -------------------------------------------------------------------
     Case("empty file", "", 1, 1, "empty input: expected a module"),
@@ -125,14 +130,13 @@ CASES = [
     Case("shape without element type", "func.func @f(%a: tensor<4>) {\n  return\n}\n", 1, 26,
          "expected 'x' after a dimension of the shape, got '>'"),
     Case("memref argument", "func.func @f(%a: memref<4xf32>) {\n  return\n}\n", 1, 1,
-         "type memref<4xf32> is not supported: weir compiles ranked tensors and scalars of i1, "
-         "i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index"),
+         "type memref<4xf32> is not supported: weir compiles ranked tensors and scalars of "
+         f"{SUPPORTED}"),
     Case("tensor of complex", "func.func @f(%a: tensor<4xcomplex<f32>>) {\n  return\n}\n", 1, 1,
-         "element type complex<f32> of tensor<4xcomplex<f32>> is not supported (supported: i1, "
-         "i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index)"),
+         "element type complex<f32> of tensor<4xcomplex<f32>> is not supported (supported: "
+         f"{SUPPORTED})"),
     Case("tensor of i3", "func.func @f(%a: tensor<4xi3>) {\n  return\n}\n", 1, 1,
-         "element type i3 of tensor<4xi3> is not supported (supported: i1, i8, i16, i32, i64, "
-         "ui8, ui16, ui32, ui64, f16, bf16, f32, f64, index)"),
+         f"element type i3 of tensor<4xi3> is not supported (supported: {SUPPORTED})"),
     # -- constants ------------------------------------------------------------------------------
     Case("dense literal of the wrong shape", F + "  %c = arith.constant dense<[1.0, 2.0]> : "
          "tensor<4xf32>\n  return %c : tensor<4xf32>\n}\n", 2, 28,

@@ -93,8 +93,9 @@ TOOL_CASES: list[tuple[str, list[str], str, bool]] = [
      "--input '4xf32=[1 2': 2 values given for 4xf32 (4 elements); give 4 values, or one to "
      "fill the shape", False),
     ("unknown element type", ["--module=mul.wvm", "--input=4xq32=1", "--input=4xf32=1"],
-     "--input '4xq32=1': unknown element type 'q32' (expected one of i1, i8, i16, i32, i64, "
-     "ui8, ui16, ui32, ui64, f16, bf16, f32, f64)", False),
+     "--input '4xq32=1': unknown element type 'q32' (expected one of i1, i2, i4, i8, i16, "
+     "i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, f8E5M2, f8E4M3, f8E3M4, f8E4M3FN, "
+     "f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3B11FNUZ, f6E2M3FN, f6E3M2FN, f4E2M1FN, f8E8M0FNU)", False),
     ("word for a value", ["--module=mul.wvm", "--input=4xf32=abc", "--input=4xf32=1"],
      "--input '4xf32=abc': 'abc' is not a number", False),
     ("bad dimension", ["--module=mul.wvm", "--input=x4xf32=1", "--input=4xf32=1"],

@@ -123,6 +123,50 @@ def test_a_scalar_its_type_cannot_hold_is_one_error_line(tmp_path: Path, capsys)
     assert "argument 0 is i8" in capsys.readouterr().err
 
 
+def test_sub_byte_integers_at_the_command_line(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """i4 values read in IREE's text form (the unsigned spelling 15 is -1, as `i8=255` is), wrap
+    in arithmetic, print as signed values and compare with --expected_output; i4 scalars too."""
+    module = _module(tmp_path, """
+    func.func @f(%x: tensor<4xi4>, %s: i4) -> (tensor<4xi4>, i4) {
+      %0 = arith.addi %x, %x : tensor<4xi4>
+      %1 = arith.addi %s, %s : i4
+      return %0, %1 : tensor<4xi4>, i4
+    }""")
+    args = [f"--module={module}", "--function=f", "--input=4xi4=1,-3,7,15", "--input=5"]
+    assert run_module.main(args) == 0
+    assert capsys.readouterr().out == ("EXEC @f\nresult[0]: hal.buffer_view\n4xi4=2 -6 -2 -2\n"
+                                       "result[1]: i4=-6\n")
+    assert run_module.main([*args, "--expected_output=4xi4=2,-6,-2,-2",
+                            "--expected_output=i4=-6"]) == 0
+    assert "[SUCCESS]" in capsys.readouterr().out
+    assert run_module.main([*args, "--expected_output=4xi4=2,-6,-2,14"]) == 1
+    assert run_module.main([*args[:2], "--input=4xi4=1,2,3,16", "--input=1"]) == 1
+    assert "16 is out of range for i4 [-8, 15]" in capsys.readouterr().err
+
+
+def test_small_floats_at_the_command_line(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """f8/f4 values read through f32 as IREE's parser does (0.3 rounds to 0.3125 in f8E4M3FN),
+    printed with %G, NaN included, and compared with --expected_output."""
+    module = _module(tmp_path, """
+    func.func @f(%x: tensor<4xf8E4M3FN>, %y: tensor<2xf4E2M1FN>)
+        -> (tensor<4xf8E4M3FN>, tensor<2xf4E2M1FN>) {
+      %0 = arith.addf %x, %x : tensor<4xf8E4M3FN>
+      %1 = arith.mulf %y, %y : tensor<2xf4E2M1FN>
+      return %0, %1 : tensor<4xf8E4M3FN>, tensor<2xf4E2M1FN>
+    }""")
+    args = [f"--module={module}", "--function=f", "--input=4xf8E4M3FN=1,0.3,300,nan",
+            "--input=2xf4E2M1FN=1.5,-3"]
+    assert run_module.main(args) == 0
+    assert capsys.readouterr().out == ("EXEC @f\nresult[0]: hal.buffer_view\n"
+                                       "4xf8E4M3FN=2 0.625 NAN NAN\nresult[1]: hal.buffer_view\n"
+                                       "2xf4E2M1FN=2 6\n")
+    assert run_module.main([*args, "--expected_output=4xf8E4M3FN=2,0.625,nan,nan",
+                            "--expected_output=2xf4E2M1FN=2,6"]) == 0
+    assert "[SUCCESS]" in capsys.readouterr().out
+    assert run_module.main([*args, "--expected_output=4xf8E4M3FN=2,0.5,nan,nan",
+                            "--expected_output=2xf4E2M1FN=2,6"]) == 1
+
+
 def test_dump_module_shows_typed_scalar_math(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     from weir.tools import dump_module
     module = _module(tmp_path, """

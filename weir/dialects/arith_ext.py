@@ -157,7 +157,18 @@ class CmpiOp(arith.CmpiOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> CmpiOp:
-        return _comparison_of_shape(super().parse(parser))  # type: ignore[return-value]
+        quoted = parser.parse_optional_str_literal()
+        if quoted is None:
+            return _comparison_of_shape(super().parse(parser))  # type: ignore[return-value]
+        # The predicate as a string (`arith.cmpi "sgt", %a, %b : i8`), as MLIR also accepts.
+        parser.parse_punctuation(",")
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        a, b = parser.resolve_operands([lhs, rhs], [t, t], parser.pos)
+        return _comparison_of_shape(cls(a, b, quoted))  # type: ignore[return-value]
 
     def verify_(self) -> None:
         if _element(self.result.type) != i1:

@@ -16,6 +16,7 @@ from xdsl.dialects import (
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    AnyFloat,
     ArrayAttr,
     BFloat16Type,
     DYNAMIC_INDEX,
@@ -73,6 +74,7 @@ __all__ = [
     "AffineExpr",
     "AffineMap",
     "AffineMapAttr",
+    "AnyFloat",
     "arith",
     "cf",
     "ArrayAttr",

@@ -3,7 +3,7 @@
 // wrap_entry_points_scalars.mlir.
 // RUN: not weir-opt --wrap-entry-points %s 2>&1 >/dev/null | filecheck %s
 
-// CHECK: wrap_entry_points_scalars_errors.mlir:[[# @LINE + 1]]:1: error: element type i4 is not supported
-func.func @nibble(%a: i4) -> i4 {
-  return %a : i4
+// CHECK: wrap_entry_points_scalars_errors.mlir:[[# @LINE + 1]]:1: error: element type i3 is not supported
+func.func @triple(%a: i3) -> i3 {
+  return %a : i3
 }

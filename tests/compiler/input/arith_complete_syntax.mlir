@@ -50,3 +50,15 @@ func.func @flags(%a: i32, %t: tensor<4xi32>, %h: f16, %f: f32, %ft: tensor<4xf32
   %8 = arith.truncf %ft to_nearest_away fastmath<contract> : tensor<4xf32> to tensor<4xbf16>
   return %0 : i32
 }
+
+// -----
+
+// The predicate of cmpi as a string, as older MLIR prints it (IREE's subbyte tests write it).
+// CHECK-LABEL: func.func @quoted_predicate
+// CHECK: arith.cmpi sgt, %{{.*}}, %{{.*}} : i8
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : tensor<4xi8>
+func.func @quoted_predicate(%a: i8, %t: tensor<4xi8>) -> (i1, tensor<4xi1>) {
+  %0 = arith.cmpi "sgt", %a, %a : i8
+  %1 = arith.cmpi "ult", %t, %t : tensor<4xi8>
+  return %0, %1 : i1, tensor<4xi1>
+}

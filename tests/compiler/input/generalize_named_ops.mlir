@@ -187,3 +187,24 @@ func.func @reduce_short_form(%a: tensor<4x5xi32>, %o: tensor<5xi32>) -> tensor<5
   %0 = linalg.reduce { arith.maxsi } ins(%a : tensor<4x5xi32>) outs(%o : tensor<5xi32>) dimensions = [0]
   return %0 : tensor<5xi32>
 }
+
+// -----
+
+// quantized_matmul: a contraction of the operands less their zero points, each converted to
+// the accumulator's type.
+// CHECK-LABEL: func.func @quantized_matmul
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b, %za, %zb : tensor<3x4xi8>, tensor<4x5xi8>, i32, i32) outs(%c : tensor<3x5xi32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: i8, %[[B:.*]]: i8, %[[ZA:.*]]: i32, %[[ZB:.*]]: i32, %[[ACC:.*]]: i32):
+// CHECK-NEXT: %[[WA:.*]] = arith.extsi %[[A]] : i8 to i32
+// CHECK-NEXT: %[[DA:.*]] = arith.subi %[[WA]], %[[ZA]] : i32
+// CHECK-NEXT: %[[WB:.*]] = arith.extsi %[[B]] : i8 to i32
+// CHECK-NEXT: %[[DB:.*]] = arith.subi %[[WB]], %[[ZB]] : i32
+// CHECK-NEXT: %[[P:.*]] = arith.muli %[[DA]], %[[DB]] : i32
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[ACC]], %[[P]] : i32
+// CHECK-NEXT: linalg.yield %[[S]] : i32
+// CHECK-NOT: linalg.quantized_matmul
+func.func @quantized_matmul(%a: tensor<3x4xi8>, %b: tensor<4x5xi8>, %za: i32, %zb: i32,
+                            %c: tensor<3x5xi32>) -> tensor<3x5xi32> {
+  %0 = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<3x4xi8>, tensor<4x5xi8>, i32, i32) outs(%c : tensor<3x5xi32>) -> tensor<3x5xi32>
+  return %0 : tensor<3x5xi32>
+}

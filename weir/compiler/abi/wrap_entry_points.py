@@ -13,13 +13,10 @@ from weir.compiler.targets.element_types import dtype_name
 from weir.dialects import hal
 from weir.ir.printer import attribute_text
 from weir.ir.upstream import (
+    AnyFloat,
     Attribute,
-    BFloat16Type,
     Block,
     Builder,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     func,
     IndexType,
     InsertPoint,
@@ -32,7 +29,8 @@ from weir.ir.upstream import (
     UnitAttr,
 )
 
-SCALAR_TYPES = (IntegerType, IndexType, Float16Type, BFloat16Type, Float32Type, Float64Type)
+# Every float weir accepts (the input phase rejected the others): f16..f64 and the small floats.
+SCALAR_TYPES = (IntegerType, IndexType, AnyFloat)
 
 
 def _declaration(kind: str, name: str, inputs: list[Attribute], outputs: list[Attribute],

@@ -12,13 +12,10 @@ from weir.compiler.state import CompilationState
 from weir.dialects import flow
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
+    AnyFloat,
     ArrayAttr,
-    BFloat16Type,
     Block,
     Builder,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     func,
     IndexType,
     InsertPoint,
@@ -33,7 +30,8 @@ from weir.ir.upstream import (
     TensorType,
 )
 
-_SCALAR_TYPES = (IndexType, IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)
+# Every float weir accepts (the input phase rejected the others): f16..f64 and the small floats.
+_SCALAR_TYPES = (IndexType, IntegerType, AnyFloat)
 
 
 def _captured(region_op: flow.DispatchRegionOp) -> list[SSAValue]:

@@ -12,6 +12,8 @@ window ops (which map onto the Conv2D/Pool2D kernels through their layouts).
   the transpose fuses into the matmul's dispatch as a producer, so the product stays on the
   Matmul kernel. A matmul with other maps (a broadcast operand, a transposed result) becomes a
   generic contraction, which every target runs, only without the microkernel.
+- quantized_matmul becomes a generic contraction of (lhs - lhs_zp) * (rhs - rhs_zp), each
+  operand and zero point converted to the accumulator's type first, as MLIR defines it.
 - softmax becomes three generics: max-reduce, sum-reduce of exp(x - max), and exp(x - max) /
   sum. Recomputing the exponential costs less than writing and re-reading it.
 Body operands that differ in type from their output are converted the way MLIR's named ops do.
@@ -85,6 +87,8 @@ class GeneralizeNamedOps(Pass):
                     self._matmul_with_maps(op)
             elif type(op) in _TRANSPOSED:
                 self._transposed(op)  # type: ignore[arg-type]
+            elif isinstance(op, linalg.QuantizedMatmulOp):
+                self._quantized_matmul(op)
             elif isinstance(op, LinalgNamedOp):
                 self._replace(op, _generic(Builder(InsertPoint.before(op)), list(op.inputs),
                                            list(op.outputs), op.get_indexing_maps().data,
@@ -109,6 +113,25 @@ class GeneralizeNamedOps(Pass):
         inputs = list(op.inputs)
         inputs[which] = _transpose(b, inputs[which], perm)
         self._replace(op, b.insert(_contraction(plain, inputs, list(op.outputs))))
+
+    def _quantized_matmul(self, op: linalg.QuantizedMatmulOp) -> None:
+        lhs, rhs, lhs_zp, rhs_zp = op.inputs
+        acc = _tensor_type(op.outputs[0]).element_type
+        types = [_tensor_type(lhs).element_type, _tensor_type(rhs).element_type, lhs_zp.type,
+                 rhs_zp.type, acc]
+
+        def body(bb: Builder, args: tuple[BlockArgument, ...]) -> None:
+            a, c, a_zp, c_zp, total = args
+            a = bb.insert(arith.SubiOp(cast_to(bb, a, acc), cast_to(bb, a_zp, acc))).result
+            c = bb.insert(arith.SubiOp(cast_to(bb, c, acc), cast_to(bb, c_zp, acc))).result
+            product = bb.insert(arith.MuliOp(a, c)).result
+            bb.insert(linalg.YieldOp(bb.insert(arith.AddiOp(total, product)).result))
+
+        generic = _generic(Builder(InsertPoint.before(op)), list(op.inputs), list(op.outputs),
+                           op.get_indexing_maps().data, op.get_iterator_types().data,
+                           body_region(types, body), clone=False)
+        generic.location = op.location
+        self._replace(op, generic)
 
     def _matmul_with_maps(self, op: linalg_ext.MatmulOp) -> None:
         """Maps over loops (m, n, k): operands that are only transposed get a linalg.transpose;

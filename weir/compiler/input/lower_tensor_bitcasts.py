@@ -3,14 +3,18 @@
 a `tensor.reshape` to the result's static shape: both ops weir already compiles, the bitcast in
 a dispatch and the reshape as metadata on the host.
 
-A bitcast between widths (four i8 as one i32, i8 as packed sub-byte elements) would reinterpret
+Between an integer of whole bytes and a sub-byte element type (i1 with
+`#iree_encoding.packed_storage`, i2, i4, f4E2M1FN) it packs or unpacks the elements
+(subbyte_packing.py). Any other bitcast between widths (four i8 as one i32) would reinterpret
 bytes across elements, which no weir op does yet: it is a located compile error."""
 
 from __future__ import annotations
 
+from weir.compiler.input.subbyte_packing import as_integers, pack, sub_byte_bits, unpack
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects.flow import TensorBitCastOp
+from weir.dialects.iree_encoding import is_packed_storage
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     arith,
@@ -28,18 +32,25 @@ class LowerTensorBitcasts(Pass):
     flag = "lower-tensor-bitcasts"
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
-        for op in list(module.walk()):
-            if isinstance(op, TensorBitCastOp):
-                self._lower(op)
+        # The types as written, before lowering one bitcast retypes the source of the next
+        # (a packed i1 tensor's encoding is gone once its producer is unpacking).
+        bitcasts = [(op, op.source.type, op.result.type) for op in module.walk()
+                    if isinstance(op, TensorBitCastOp)]
+        for op, src, dst in bitcasts:
+            assert isinstance(src, TensorType) and isinstance(dst, TensorType)
+            self._lower(op, src, dst)
 
     @staticmethod
-    def _lower(op: TensorBitCastOp) -> None:
-        src, dst = op.source.type, op.result.type
-        assert isinstance(src, TensorType) and isinstance(dst, TensorType)
+    def _lower(op: TensorBitCastOp, src: TensorType, dst: TensorType) -> None:
         widths = [getattr(t.element_type, "bitwidth", None) for t in (src, dst)]
-        if widths[0] != widths[1] or widths[0] is None or widths[0] % 8:
+        if widths[0] != widths[1] and None not in widths and \
+                (sub_byte_bits(src.element_type) or sub_byte_bits(dst.element_type)):
+            LowerTensorBitcasts._lower_packed(op, src, dst)
+            return
+        if widths[0] != widths[1] or widths[0] is None:
             raise error_at(op, f"flow.tensor.bitcast from {src} to {dst} is not supported: weir "
-                               "reinterprets only element types of one width of whole bytes")
+                               "reinterprets only element types of one width, or integers of whole "
+                               "bytes as packed sub-byte elements")
         same_shape = list(src.get_shape()) == list(dst.get_shape())
         if not same_shape and not (src.has_static_shape() and dst.has_static_shape()):
             raise error_at(op, f"flow.tensor.bitcast from {src} to {dst} is not supported: a "
@@ -59,3 +70,43 @@ class LowerTensorBitcasts(Pass):
         op.result.replace_all_uses_with(value)
         op.detach()
         op.erase()
+
+    @staticmethod
+    def _lower_packed(op: TensorBitCastOp, src: TensorType, dst: TensorType) -> None:
+        """Words of whole bytes to packed sub-byte elements, or back."""
+        words, elements = (src, dst) if sub_byte_bits(dst.element_type) else (dst, src)
+        word_bits = words.element_type.bitwidth  # type: ignore[attr-defined]
+        problem = None
+        if sub_byte_bits(words.element_type) or word_bits % 8:
+            problem = "one side must have elements of whole bytes"
+        elif sub_byte_bits(elements.element_type) == 1 and not is_packed_storage(elements):
+            problem = ("an i1 tensor without #iree_encoding.packed_storage has one byte per "
+                       "element; packed i1 needs that encoding")
+        elif 8 % sub_byte_bits(elements.element_type):  # type: ignore[operator]
+            problem = (f"{elements.element_type} elements straddle bytes; weir packs only "
+                       "1-, 2- and 4-bit elements")
+        elif not (src.has_static_shape() and dst.has_static_shape()):
+            problem = "packing sub-byte elements needs static shapes"
+        if problem is not None:
+            raise error_at(op, f"flow.tensor.bitcast from {src} to {dst} is not supported: "
+                               f"{problem}")
+        b = Builder(InsertPoint.before(op))
+        before = op.prev_op
+        if words is src:
+            value = unpack(b, as_integers(b, op.source), dst.element_type, list(dst.get_shape()))
+        else:
+            value = pack(b, op.source, IntegerType(word_bits), list(dst.get_shape()))
+            if value.type != TensorType(dst.element_type, dst.get_shape()):
+                value = b.insert(arith.BitcastOp(
+                    value, TensorType(dst.element_type, dst.get_shape()))).result
+        block = op.parent_block()
+        assert block is not None
+        new = before.next_op if before is not None else block.first_op
+        while new is not None and new is not op:
+            for inner in new.walk():
+                inner.location = op.location
+            new = new.next_op
+        op.result.replace_all_uses_with(value)
+        op.detach()
+        op.erase()
+

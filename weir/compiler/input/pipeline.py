@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from weir.compiler.input.check_supported_ops import CheckSupportedOps
 from weir.compiler.input.decompose_window_ops import DecomposeWindowOps
+from weir.compiler.input.drop_packed_storage import DropPackedStorage
 from weir.compiler.input.drop_tie_shapes import DropTieShapes
 from weir.compiler.input.generalize_named_ops import GeneralizeNamedOps
 from weir.compiler.input.insert_dynamic_size_checks import InsertDynamicSizeChecks
@@ -13,6 +14,7 @@ from weir.compiler.input.lower_pack_unpack import LowerPackUnpack
 from weir.compiler.input.lower_tensor_bitcasts import LowerTensorBitcasts
 from weir.compiler.input.lower_unfoldable_constants import LowerUnfoldableConstants
 from weir.compiler.input.verify import verify_input
+from weir.compiler.input.scalar_operands_as_tensors import ScalarOperandsAsTensors
 from weir.compiler.input.strip_assertions import StripAssertions
 from weir.compiler.input.verify_async_regions import VerifyAsyncRegions
 from weir.compiler.input.widen_f16_accumulators import WidenF16Accumulators
@@ -29,6 +31,8 @@ PASSES: tuple[Pass, ...] = (
     LowerDynamicConstants(),
     # Tensor bitcasts as an elementwise arith.bitcast (and a reshape): ops later phases know.
     LowerTensorBitcasts(),
+    # Packed i1 is packed by the bitcasts now; elsewhere its encoding would only split types.
+    DropPackedStorage(),
     # Convolutions/poolings of other layouts (1-D, 3-D, grouped, min) onto the 2-D kernels' ops.
     DecomposeWindowOps(),
     # Size annotations say nothing weir does not find itself.
@@ -41,6 +45,8 @@ PASSES: tuple[Pass, ...] = (
     LowerLinalgExt(),
     # Named linalg ops no kernel implements become generics (or transpose + matmul).
     GeneralizeNamedOps(),
+    # Scalar inputs of generics (quantized_matmul's zero points) as 0-d tensors the targets read.
+    ScalarOperandsAsTensors(),
     # With --weir-accumulate-f16-in-f32: f16/bf16 matmuls sum in f32, rounded once at the end.
     WidenF16Accumulators(),
     # Unfoldable constants become rodata resources before flow can clone or fold them.

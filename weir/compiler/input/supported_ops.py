@@ -61,7 +61,7 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "linalg.select", "linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_fhwc",
         "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.depthwise_conv_2d_nchw_chw",
         "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_max",
-        "linalg.pooling_nhwc_sum",
+        "linalg.pooling_nhwc_sum", "linalg.quantized_matmul",
         "flow.tensor.transfer",
         # Scalars in and out of tensors: splat/from_elements/insert become dispatches in the flow
         # phase; extract is a host read once the tensor is ready (stream phase).

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from weir.format.element_types import BY_NAME
 from weir.ir.upstream import (
+    AnyFloat,
     Attribute,
     BFloat16Type,
     Float16Type,
@@ -22,6 +23,8 @@ SUPPORTED_ELEMENT_TYPES = ", ".join(BY_NAME)
 def _is_supported_scalar(t: Attribute) -> bool:
     if isinstance(t, (Float16Type, BFloat16Type, Float32Type, Float64Type, IndexType)):
         return True
+    if isinstance(t, AnyFloat):  # the small floats weir/format's table names (f8E4M3FN, ...)
+        return t.name in BY_NAME
     return isinstance(t, IntegerType) and f"i{t.width.data}" in BY_NAME
 
 

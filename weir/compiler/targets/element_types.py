@@ -5,6 +5,7 @@ from __future__ import annotations
 from weir.format.element_types import BY_NAME
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
+    AnyFloat,
     Attribute,
     BFloat16Type,
     Float16Type,
@@ -30,4 +31,6 @@ def dtype_name(t: Attribute, where: Operation) -> str:
         return "index"
     if isinstance(t, IntegerType) and f"i{t.width.data}" in BY_NAME:
         return f"i{t.width.data}"
+    if isinstance(t, AnyFloat) and t.name in BY_NAME:  # the small floats: f8E4M3FN, f4E2M1FN, ...
+        return t.name
     raise error_at(where, f"element type {t} is not supported")

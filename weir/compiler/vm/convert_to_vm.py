@@ -12,16 +12,14 @@ from weir.compiler.vm.host_scalars import canonical_constant, is_host_scalar_op,
 from weir.dialects import hal, vm
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
+    AnyFloat,
     arith,
     ArrayAttr,
     Attribute,
-    BFloat16Type,
     cf,
     Block,
     Builder,
     DictionaryAttr,
-    Float16Type,
-    Float32Type,
     Float64Type,
     FloatAttr,
     func,
@@ -46,10 +44,10 @@ def cconv_letter(t: Attribute) -> str:
         return "I"
     if isinstance(t, IntegerType):
         return "I" if t.width.data == 64 else "i"
-    if isinstance(t, Float32Type | Float16Type | BFloat16Type):
-        return "f"
     if isinstance(t, Float64Type):
         return "F"
+    if isinstance(t, AnyFloat):  # f32, and the narrower floats held in an f32 register
+        return "f"
     return "r"
 
 

@@ -2,7 +2,9 @@
 
 MLIR integers are signless; the op says how to read them (`divsi` signed, `divui` unsigned), so
 integer ops reinterpret their operands with `as_signed`/`as_unsigned` views. f16/bf16 math is
-done in f32 and rounded once at the end. Integer overflow wraps (two's complement)."""
+done in f32 and rounded once at the end. Integer overflow wraps (two's complement). i2/i4
+(ml_dtypes' int2/int4) are read as int8 (signed) or their bits as uint8 (unsigned) and wrap back
+to their width when a result is cast to them."""
 
 from __future__ import annotations
 
@@ -13,16 +15,31 @@ import numpy as np
 from weir.format.element_types import VALUE_TYPES
 from weir.format.reference_kernel import SCALAR_OPS, ScalarOp
 from weir.runtime.executables.reference_erf import erf
-from weir.runtime.hal.element_types import numpy_dtype
 
 Arrays = Sequence[np.ndarray]
 # impl(operands, op, result dtype) -> result array (broadcast shape of the operands)
 ScalarImpl = Callable[[Arrays, ScalarOp, np.dtype], np.ndarray]
 
-_LOW_PRECISION = (np.dtype(np.float16), numpy_dtype("bf16"))
+# Floats computed in f32 and rounded to their type: f16, bf16 and the small floats (f8E4M3FN...).
+_LOW_PRECISION = tuple(t.dtype for t in VALUE_TYPES if t.is_float and t.bits < 32)
+# Those that f64 reaches through f32 rounded to odd, so that it rounds once (f16 is exact).
+_ODD_FIRST = frozenset(_LOW_PRECISION) - {np.dtype(np.float16)}
+# Floats without NaN (f4E2M1FN, f6...): NaN becomes +0 there, as on llvm-cpu (ml_dtypes' own
+# conversion gives a zero of the opposite sign).
+_NO_NAN = frozenset(d for d in _LOW_PRECISION
+                    if not np.isnan(np.asarray(np.nan, np.float32).astype(d).astype(np.float32)))
 # Same-width reinterpretations, by byte size, from weir/format's element-type table.
 _SIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "int"}
 _UNSIGNED = {t.byte_size: t.dtype for t in VALUE_TYPES if t.kind == "uint"}
+# Integers narrower than their byte (i2, i4), by dtype: their width in bits.
+_SUB_BYTE = {t.dtype: t.bits for t in VALUE_TYPES if t.kind == "int" and t.bits < 8}
+
+
+def bit_width(dtype: np.dtype) -> int:
+    """The bits of an integer dtype's values (1 for i1, 4 for i4), not of its storage."""
+    if dtype == np.bool_:
+        return 1
+    return _SUB_BYTE.get(dtype, dtype.itemsize * 8)
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -36,6 +53,8 @@ def as_float(a: np.ndarray) -> np.ndarray:
 def as_signed(a: np.ndarray) -> np.ndarray:
     if a.dtype == np.bool_:
         return -(a.astype(np.int8))  # i1 true is -1 when read as signed
+    if a.dtype in _SUB_BYTE:
+        return a.astype(np.int8)
     if a.dtype.kind == "u":
         return a.view(_SIGNED[a.dtype.itemsize])
     return a
@@ -44,6 +63,8 @@ def as_signed(a: np.ndarray) -> np.ndarray:
 def as_unsigned(a: np.ndarray) -> np.ndarray:
     if a.dtype == np.bool_:
         return a.astype(np.uint8)
+    if a.dtype in _SUB_BYTE:
+        return a.astype(np.int8).view(np.uint8) & np.uint8((1 << _SUB_BYTE[a.dtype]) - 1)
     if a.dtype.kind == "i":
         return a.view(_UNSIGNED[a.dtype.itemsize])
     return a
@@ -52,6 +73,8 @@ def as_unsigned(a: np.ndarray) -> np.ndarray:
 def _to(result: np.ndarray | np.generic, dtype: np.dtype) -> np.ndarray:
     """Casts a result to the op's dtype; i1 results keep only the low bit (trunci semantics)."""
     arr = np.asarray(result)
+    if dtype in _NO_NAN and arr.dtype.kind not in "biu":
+        arr = np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)
     if dtype == np.bool_ and arr.dtype != np.bool_:
         return (as_unsigned(arr) & 1).astype(np.bool_) if arr.dtype.kind in "iu" else \
             arr.astype(np.bool_)
@@ -67,8 +90,11 @@ def _float_binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> ScalarI
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
-    """The operand for ops that do not read a sign (i1 as 0/1 bytes, numpy's bools do not wrap)."""
-    return a.astype(np.uint8) if a.dtype == np.bool_ else a
+    """The operand for ops that do not read a sign (i1 as 0/1 bytes, numpy's bools do not wrap;
+    i2/i4 as int8, which numpy computes with; the result wraps back in `_to`)."""
+    if a.dtype == np.bool_:
+        return a.astype(np.uint8)
+    return a.astype(np.int8) if a.dtype in _SUB_BYTE else a
 
 
 def _int_binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -103,7 +129,7 @@ def _shift(kind: str) -> ScalarImpl:
     which is also what numpy's shifts give, but computed here rather than relied upon."""
     def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
         x = a[0]
-        bits = 1 if x.dtype == np.bool_ else x.dtype.itemsize * 8
+        bits = bit_width(x.dtype)
         amount = as_unsigned(a[1])
         past = amount >= bits
         amount = np.where(past, 0, amount).astype(np.uint8)
@@ -183,7 +209,7 @@ def _float_to_int(signed: bool) -> ScalarImpl:
     contract): numpy's own conversion of an out-of-range float is undefined."""
     def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
         x = np.trunc(as_float(a[0])).astype(np.float64)
-        bits = 1 if dt == np.bool_ else dt.itemsize * 8
+        bits = bit_width(dt)
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
         # The bounds as floats: lo is a power of two (exact); hi + 1 is one too.
         inside = (x >= float(lo)) & (x < float(hi + 1))
@@ -194,15 +220,12 @@ def _float_to_int(signed: bool) -> ScalarImpl:
     return impl
 
 
-_BF16 = numpy_dtype("bf16")
-
-
 def _to_float(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     """A float array rounded once to the float type `dt`. numpy and ml_dtypes round f64 to
-    f16/f32 once, but f64 to bf16 through f32, rounding twice; here f64 goes to f32 rounding to
-    odd first (truncate, then set the last bit when inexact), after which rounding to bf16 is
-    the single rounding of the exact value. Narrower sources round once as they are."""
-    if dt != _BF16 or x.dtype != np.float64:
+    f16/f32 once, but f64 to bf16 (and the small floats) through f32, rounding twice; here f64
+    goes to f32 rounding to odd first (truncate, then set the last bit when inexact), after
+    which rounding to `dt` is the single rounding of the exact value. Narrower sources round once as they are."""
+    if dt not in _ODD_FIRST or x.dtype != np.float64:
         return _to(x, dt)
     f = x.astype(np.float32)
     bits = f.view(np.uint32)
@@ -216,10 +239,11 @@ def _to_float(x: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 
 def _int_to_float(view: Callable[[np.ndarray], np.ndarray]) -> ScalarImpl:
-    """sitofp/uitofp: through f64 for bf16 (exact below 2^53), so bf16 rounds once there too."""
+    """sitofp/uitofp: through f64 for bf16 and the small floats (exact below 2^53), so they
+    round once there too."""
     def impl(a: Arrays, op: ScalarOp, dt: np.dtype) -> np.ndarray:
         v = view(a[0])
-        return _to_float(v.astype(np.float64), dt) if dt == _BF16 else _to(v, dt)
+        return _to_float(v.astype(np.float64), dt) if dt in _ODD_FIRST else _to(v, dt)
     return impl
 
 
@@ -321,11 +345,13 @@ assert set(SCALAR_IMPLS) | {"index", "push", "extract", "assert"} == SCALAR_OPS,
 def push_scalar(constant: int, dtype: np.dtype) -> np.ndarray:
     """A push constant read as a scalar of `dtype` (the `push` op): its low bits, as many as the
     dtype has, are the value (a float's bits, an integer truncated)."""
-    bits = 1 if dtype == np.bool_ else dtype.itemsize * 8
+    bits = bit_width(dtype)
     low = int(constant) & ((1 << bits) - 1)
     if dtype == np.bool_:
         return np.asarray(bool(low))
-    if dtype.kind == "f" or dtype == numpy_dtype("bf16"):
+    if dtype in _SUB_BYTE:
+        return np.asarray(low, np.int64).astype(dtype)
+    if dtype.kind == "f" or dtype in _LOW_PRECISION:
         return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(dtype)
     return np.asarray(low, _UNSIGNED[dtype.itemsize]).view(_SIGNED[dtype.itemsize]).astype(
         dtype, copy=False)

@@ -77,6 +77,8 @@ def parse_elements(tokens: list[str], etype: ElementType) -> np.ndarray:
         # Keep the two's-complement bit pattern so `i8=255` reads as -1, like a C cast.
         mask = (1 << etype.bits) - 1
         patterns = [parse_int(t, etype) & mask for t in tokens]
+        if etype.bits < 8:  # i2/i4: ml_dtypes wraps the pattern to the element's width
+            return np.array(patterns, dtype=np.int64).astype(etype.dtype)
         return np.array(patterns, dtype=np.dtype(f"u{etype.bits // 8}")).view(etype.dtype)
     floats = np.array([parse_float(t) for t in tokens], dtype=np.float64)
     with warnings.catch_warnings():

@@ -27,9 +27,19 @@ import ml_dtypes
 import numpy as np
 
 from weir.errors import UsageError
-from weir.tools.io.element_types import ElementType, element_type_of
+from weir.tools.io.element_types import ELEMENT_TYPES, ElementType, element_type_of
 
 _NPY_MAGIC = b"\x93NUMPY"
+# The one-byte ml_dtypes types (i2, i4, the f8/f6/f4 floats): numpy saves them as raw bytes
+# (`|V1`; f8E5M2 as `<f1`, which numpy cannot read back), so a file cannot tell them apart.
+_ONE_BYTE = tuple(t.name for t in ELEMENT_TYPES
+                  if t.byte_size == 1 and t.kind != "bool" and (t.bits < 8 or t.is_float))
+
+
+def _one_byte_error(where: str) -> UsageError:
+    return UsageError(f"{where}: numpy saves {', '.join(_ONE_BYTE)} all as one raw byte, so the "
+                      "file cannot say which; give such values as text "
+                      "(--input=4xf8E4M3FN=1,2,3,4)")
 
 
 @dataclass
@@ -139,6 +149,8 @@ def _read_header(data: bytes | mmap.mmap, start: int,
     try:
         header = ast.literal_eval(text.decode("utf-8" if major == 3 else "latin1"))
         descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
+        if isinstance(descr, str) and descr[1:] == "f1":
+            raise _one_byte_error(where)
         dtype = np.lib.format.descr_to_dtype(descr)
         if not isinstance(fortran, bool) or not isinstance(shape, tuple) \
                 or not all(type(d) is int and d >= 0 for d in shape):
@@ -157,6 +169,8 @@ def normalize_loaded_array(array: np.ndarray, where: str) -> np.ndarray:
     and layout are left to the one copy that uses it (`host_order`)."""
     if array.dtype.kind == "V" and array.dtype.itemsize == 2 and array.dtype.names is None:
         array = array.view(ml_dtypes.bfloat16)
+    if array.dtype.kind == "V" and array.dtype.itemsize == 1 and array.dtype.names is None:
+        raise _one_byte_error(where)
     try:
         element_type_of(array.dtype)
     except UsageError as error:

@@ -1,10 +1,13 @@
 """Element types in memory and in registers, and the scalar ops of the kernel description
 (weir/format/reference_kernel.py) as LLVM instructions.
 
-f16 and bf16 are computed in f32 registers and rounded to their type after every op, as the
-reference target does; both are kept as their bits in memory and converted with integer
-operations (halfs.py), so no code calls a conversion routine the process may lack. i1 is a byte in
-memory and an `i1` in registers. Where MLIR leaves a result undefined, the code gives the one
+f16, bf16 and the small floats (f8E4M3FN, f4E2M1FN, ...) are computed in f32 registers and
+rounded to their type after every op, as the reference target does; all are kept as their bits
+in memory and converted with integer operations (halfs.py, small_floats.py), so no code calls a
+conversion routine the process may lack. i1, i2 and i4
+are a byte in memory (their bits low, the rest zero, as weir/format's table says) and `i1`, `i2`,
+`i4` in registers: loads truncate and stores zero-extend explicitly, since LLVM leaves the spare
+bits of an `i4` store unspecified. Where MLIR leaves a result undefined, the code gives the one
 weir/format/reference_kernel.py defines: integer division by zero gives 0 (instead of the trap
 x86 raises, so a program's bad divisor is a wrong value, never a crashed process), shifts past the
 width give 0 or the sign, float-to-integer conversions saturate."""
@@ -16,6 +19,7 @@ from typing import Callable
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.halfs import float_to_half, half_to_float
+from weir.compiler.targets.llvm_cpu.small_floats import SMALL_FLOATS, float_to_small, small_to_float
 from weir.format.element_types import BY_NAME
 from weir.format.vm_isa import Scalar
 
@@ -25,6 +29,8 @@ I1, I8, I16, I32, I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
 # Reductions may combine in any order (linalg leaves it unspecified), so their combiners carry
 # `reassoc` and nothing else: NaN and infinity keep their meaning.
 REASSOC = ("reassoc",)
+# Floats held in f32 registers and rounded to their type after each op.
+NARROW_FLOATS = frozenset({"f16", "bf16", *SMALL_FLOATS})
 
 
 def memory_type(dtype: str) -> ir.Type:
@@ -34,13 +40,17 @@ def memory_type(dtype: str) -> ir.Type:
         return F64
     if dtype in ("f16", "bf16"):
         return I16
-    if dtype == "i1":
+    if BY_NAME[dtype].bits <= 8:  # i1, i2, i4 and the small floats are a byte each
         return I8
     return ir.IntType(BY_NAME[dtype].bits)
 
 
+def _sub_byte(dtype: str) -> bool:
+    return not is_float(dtype) and BY_NAME[dtype].bits < 8
+
+
 def register_type(dtype: str) -> ir.Type:
-    if dtype in ("f16", "bf16", "f32"):
+    if dtype in NARROW_FLOATS or dtype == "f32":
         return F32
     if dtype == "f64":
         return F64
@@ -61,8 +71,10 @@ def from_memory(b: ir.IRBuilder, raw: ir.Value, dtype: str) -> ir.Value:
         return half_to_float(b, raw)
     if dtype == "bf16":
         return b.bitcast(b.shl(b.zext(raw, I32), I32(16)), F32)
-    if dtype == "i1":
-        return b.trunc(raw, I1)
+    if dtype in SMALL_FLOATS:
+        return small_to_float(b, raw, SMALL_FLOATS[dtype])
+    if _sub_byte(dtype):
+        return b.trunc(raw, register_type(dtype))
     return raw
 
 
@@ -81,7 +93,9 @@ def to_memory(b: ir.IRBuilder, value: ir.Value, dtype: str) -> ir.Value:
         return float_to_half(b, value)
     if dtype == "bf16":
         return round_bf16(b, value)
-    if dtype == "i1":
+    if dtype in SMALL_FLOATS:
+        return float_to_small(b, value, SMALL_FLOATS[dtype])
+    if _sub_byte(dtype):
         return b.zext(value, I8)
     return value
 
@@ -101,12 +115,12 @@ def constant(dtype: str, value: Scalar) -> ir.Constant:
 def push_scalar(b: ir.IRBuilder, constant: ir.Value, dtype: str) -> ir.Value:
     """A 64-bit push constant read as a scalar of `dtype` (the `push` op), in its register type:
     the low bits are the value as memory holds it (a float's bits, an integer truncated)."""
-    if dtype == "i1":
-        return b.trunc(constant, I1)
+    if _sub_byte(dtype):
+        return b.trunc(constant, register_type(dtype))
     if dtype in ("f32", "f64"):
         bits = b.trunc(constant, I32) if dtype == "f32" else constant
         return b.bitcast(bits, register_type(dtype))
-    stored = memory_type(dtype)  # i16 for f16/bf16, the integer itself otherwise
+    stored = memory_type(dtype)  # i16 for f16/bf16, i8 for the small floats, else the integer
     raw = constant if stored.width == 64 else b.trunc(constant, stored)
     return from_memory(b, raw, dtype)
 
@@ -184,7 +198,7 @@ def _odd_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def round_to(b: ir.IRBuilder, x: ir.Value, dtype: str) -> ir.Value:
     """A float register value rounded once to `dtype`, kept in its register type."""
-    if dtype not in ("f16", "bf16"):
+    if dtype not in NARROW_FLOATS:
         if x.type == register_type(dtype):
             return x
         return b.fpext(x, F64) if dtype == "f64" else b.fptrunc(x, F32)
@@ -192,6 +206,8 @@ def round_to(b: ir.IRBuilder, x: ir.Value, dtype: str) -> ir.Value:
         x = _odd_f32(b, x)
     if dtype == "bf16":
         return b.bitcast(b.shl(b.zext(round_bf16(b, x), I32), I32(16)), F32)
+    if dtype in SMALL_FLOATS:
+        return small_to_float(b, float_to_small(b, x, SMALL_FLOATS[dtype]), SMALL_FLOATS[dtype])
     return half_to_float(b, float_to_half(b, x))
 
 
@@ -210,9 +226,9 @@ def _cast(b: ir.IRBuilder, name: str, x: ir.Value, src: str, dst: str) -> ir.Val
     if name in ("extf", "truncf"):
         return round_to(b, x, dst)
     if name in ("sitofp", "uitofp"):
-        # Through f64 for bf16, as the reference target does (exact below 2^53), so the value
-        # rounds once; any integer too big for f32's 24 bits overflows f16 anyway.
-        wide = F64 if dst == "bf16" else to
+        # Through f64 for bf16 and the small floats, as the reference target does (exact below
+        # 2^53), so the value rounds once; any integer too big for f32's 24 bits overflows f16.
+        wide = F64 if dst in NARROW_FLOATS - {"f16"} else to
         converted = b.sitofp(x, wide) if name == "sitofp" else b.uitofp(x, wide)
         return round_to(b, converted, dst)
     if name in ("fptosi", "fptoui"):
@@ -244,7 +260,7 @@ def emit_scalar(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, at
     a reduction's combiner (`combiner`, or any `flags`), which accumulates in f32 there too,
     reassociated or (no flags) in order."""
     value = _emit(b, name, args, dtype, attr, arg_dtypes, flags)
-    if dtype in ("f16", "bf16") and name not in _EXACT_IN_TYPE and not (flags or combiner):
+    if dtype in NARROW_FLOATS and name not in _EXACT_IN_TYPE and not (flags or combiner):
         return round_to(b, value, dtype)
     return value
 
