@@ -131,8 +131,8 @@ def _time_cells(row: Row) -> tuple[str, ...]:
 
 def _rate_cells(row: Row, peak: float | None) -> tuple[str, ...]:
     w = row.weir
-    peers = (w and w.task, row.iree_task, row.onnxruntime, row.eager)
-    rates = [cell for outcome in peers for cell in _rate(row.flops, outcome, peak)]
+    timed = (w and w.task, row.iree_task, row.onnxruntime, row.eager)
+    rates = [cell for outcome in timed for cell in _rate(row.flops, outcome, peak)]
     return (row.name, "-" if row.flops is None else f"{row.flops / 1e9:.3g}", *rates)
 
 
