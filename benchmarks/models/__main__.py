@@ -57,6 +57,8 @@ class Row:
     iree_memory: Memory = Memory()
     onnxruntime: Outcome = field(default_factory=lambda: Outcome(error="not run"))
     onnxruntime_memory: Memory = Memory()
+    eager_memory: Memory = Memory()
+    eager_memory_error: str | None = None
     flops: int | None = None
     export_error: str | None = None
 
@@ -74,6 +76,8 @@ class Row:
                 found.append(f"{who}: {outcome.error}")
         if self.weir and self.weir.memory_error:
             found.append(f"weir memory run: {self.weir.memory_error}")
+        if self.eager_memory_error:
+            found.append(f"eager memory run: {self.eager_memory_error}")
         return found
 
 
@@ -143,7 +147,7 @@ def _memory_cells(row: Row) -> tuple[str, ...]:
     return (row.name, _bytes(mine.bytes_per_call), _bytes(row.iree_memory.bytes_per_call),
             _bytes(mine.peak_bytes), _bytes(row.iree_memory.peak_bytes),
             _bytes(mine.peak_rss_bytes), _bytes(row.iree_memory.peak_rss_bytes),
-            _bytes(row.onnxruntime_memory.peak_rss_bytes),
+            _bytes(row.onnxruntime_memory.peak_rss_bytes), _bytes(row.eager_memory.peak_rss_bytes),
             "-" if packed is None else str(packed.slabs),
             _bytes(packed and packed.slab_bytes), _bytes(packed and packed.live_bound_bytes),
             _bytes(packed and packed.transient_bytes))
@@ -169,7 +173,7 @@ def markdown(rows: Sequence[Row], size: str, version: str | None,
                     "onnxruntime % peak", "eager GFLOP/s", "eager % peak"),
                    [_rate_cells(r, peak_flops) for r in rows])
     memory = _table(("model", "weir bytes/call", "IREE bytes/call", "weir peak live",
-                     "IREE peak live", "weir peak RSS", "IREE peak RSS", "onnxruntime peak RSS",
+                     "IREE peak live", "weir peak RSS", "IREE peak RSS", "onnxruntime peak RSS", "eager peak RSS",
                      "weir slabs", "weir slab bytes", "live bound", "transients' sum"),
                     [_memory_cells(r) for r in rows])
     notes = [f"- {row.name}: {note}" for row in rows for note in row.notes()]
@@ -179,7 +183,7 @@ def markdown(rows: Sequence[Row], size: str, version: str | None,
             f"limits.py).\n\n" + "\n".join(rates) + "\n\n"
             "Memory: bytes the allocator hands out per call (after a warm-up call) and the most "
             "live at once (weir and IREE on local-task, each in a child process of its own), "
-            "each child's peak RSS; weir's transients: the stream phase's slabs against the "
+            "each child's peak RSS (torch eager: the exported program; not for the -onnx rows); weir's transients: the stream phase's slabs against the "
             "most live at any command (the bound) and one allocation each (the sum).\n\n"
             + "\n".join(memory) + "\n"
             + ("\nNotes:\n" + "\n".join(notes) + "\n" if notes else ""))
@@ -206,7 +210,8 @@ def to_json(rows: Sequence[Row], size: str, version: str | None,
         "model": r.name, "linalg_ops": r.ops, "export_error": r.export_error, "flops": r.flops,
         "memory": {"weir": _memory_json(r.weir.memory if r.weir else Memory()),
                    "iree": _memory_json(r.iree_memory),
-                   "onnxruntime": _memory_json(r.onnxruntime_memory)},
+                   "onnxruntime": _memory_json(r.onnxruntime_memory),
+                   "torch_eager": _memory_json(r.eager_memory)},
         "weir_packing": _packing_json(r.weir.packing if r.weir else None),
         "weir_dispatches": r.weir.dispatches if r.weir else None,
         "max_diff_vs_eager": r.weir.max_diff if r.weir else None,
@@ -266,6 +271,8 @@ def run_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
         except Exception as error:  # noqa: BLE001 - torch.export fails with its own errors
             row.export_error = f"export: {str(error).splitlines()[0]}"
             return row
+        ran, row.eager_memory = peers.eager_memory(program, inputs, work)
+        row.eager_memory_error = ran.error
         _measure(row, mlir, program.call_spec.out_spec, inputs, expected, timing, venv, work)
     return row
 

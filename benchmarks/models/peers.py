@@ -15,7 +15,8 @@ median seconds of one call over the repetitions of weir's Google Benchmark loop
 Memory is measured in child processes, one per peer, so peers do not mix: python_call.py reports
 the bytes each runtime's allocator hands out per call, the most it held at once, and the child's
 peak RSS (weir: its compiled module loaded on local-task in a child of its own; IREE: its
-local-task timing child; onnxruntime: its timing child). weir's transient packing is read from
+local-task timing child; onnxruntime: its timing child; torch eager: the exported program run in
+a child of its own). weir's transient packing is read from
 the program at the end of its stream phase (benchmarks/models/packing.py).
 """
 
@@ -184,6 +185,15 @@ def run_onnxruntime(onnx_path: Path, inputs: Sequence[torch.Tensor], timing: Tim
     """onnxruntime (2 intra-op threads) on the torch.onnx export, in a child process."""
     return suite_peers.python_call_measured(Path(sys.executable), "onnxruntime", onnx_path,
                                             "main", save_inputs(inputs, work), timing)
+
+
+def eager_memory(program: Any, inputs: Sequence[torch.Tensor],
+                 work: Path) -> tuple[Outcome, Memory]:
+    """torch eager's peak RSS: the exported program saved and run in a child process (the
+    outcome says why there is none)."""
+    path = work / "model.pt2"
+    torch.export.save(program, str(path))
+    return _memory_child(Path(sys.executable), "torch", path, save_inputs(inputs, work))
 
 
 def count_flops(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> int:

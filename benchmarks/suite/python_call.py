@@ -106,11 +106,27 @@ def onnxruntime_call(model: Path, threads: int) -> Loaded:
     return Loaded(lambda *args: session.run(None, dict(zip(names, args, strict=True))))
 
 
+def torch_call(program: Path) -> Loaded:
+    """torch eager on a program saved by `torch.export.save`: its module run op by op, under
+    no_grad, numpy in and out. RSS alone says what it used (its caching allocator is not read)."""
+    import torch
+
+    module = torch.export.load(str(program)).module()
+
+    def call(*args: Any) -> Any:
+        with torch.no_grad():
+            results = module(*(torch.from_numpy(a) for a in args))
+        return [r.numpy() for r in torch.utils._pytree.tree_leaves(results)]
+    return Loaded(call)
+
+
 def _load(args: argparse.Namespace) -> Loaded:
     if args.runtime == "weir":
         return weir_call(args.module, args.target, args.function, args.device)
     if args.runtime == "iree":
         return iree_call(args.module, args.function, args.device)
+    if args.runtime == "torch":
+        return torch_call(args.module)
     return onnxruntime_call(args.module, args.threads)
 
 
@@ -130,10 +146,13 @@ def peak_rss_bytes() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runtime", choices=("weir", "iree", "onnxruntime"), required=True)
+    parser.add_argument("--runtime", choices=("weir", "iree", "onnxruntime", "torch"),
+                        required=True)
     parser.add_argument("--module", type=Path, required=True,
-                        help="MLIR source or .wvm for weir, .vmfb for IREE, .onnx for onnxruntime")
-    parser.add_argument("--function", default="main", help="ignored by onnxruntime")
+                        help="MLIR source or .wvm for weir, .vmfb for IREE, .onnx for "
+                             "onnxruntime, a torch.export .pt2 for torch (eager)")
+    parser.add_argument("--function", default="main",
+                        help="ignored by onnxruntime and torch")
     parser.add_argument("--target", default="llvm-cpu", help="weir's target backend")
     parser.add_argument("--device", default=DEVICE, help="local-sync or local-task")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime's intra-op threads")

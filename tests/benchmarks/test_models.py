@@ -36,6 +36,7 @@ def test_model_benchmark_writes_a_row_with_numbers(
     assert weir_memory["bytes_per_call"] >= 4 * (4 * 16 + 4 * 8)
     assert weir_memory["peak_bytes"] >= weir_memory["bytes_per_call"] > 0
     assert model["memory"]["onnxruntime"]["peak_rss_bytes"] > 0
+    assert model["memory"]["torch_eager"]["peak_rss_bytes"] > 0
 
 
 def test_unknown_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

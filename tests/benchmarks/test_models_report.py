@@ -32,6 +32,7 @@ def _fake_row() -> Row:
     return Row("cnn", ops=9, weir=weir_result, eager=Outcome(seconds=8e-3),
                iree_task=Outcome(seconds=2e-3), iree_memory=Memory(MIB, 4 * MIB, 100 * MIB),
                onnxruntime=Outcome(seconds=1e-3), onnxruntime_memory=Memory(None, None, 50 * MIB),
+               eager_memory=Memory(None, None, 300 * MIB),
                flops=4_000_000_000)
 
 
@@ -59,7 +60,8 @@ def test_rates_and_memory_go_to_their_columns() -> None:
     assert memory == {"model": "cnn", "weir bytes/call": "3 MiB", "IREE bytes/call": "1 MiB",
                       "weir peak live": "5 MiB", "IREE peak live": "4 MiB",
                       "weir peak RSS": "200 MiB", "IREE peak RSS": "100 MiB",
-                      "onnxruntime peak RSS": "50 MiB", "weir slabs": "2",
+                      "onnxruntime peak RSS": "50 MiB", "eager peak RSS": "300 MiB",
+                      "weir slabs": "2",
                       "weir slab bytes": "2 KiB", "live bound": "1.5 KiB",
                       "transients' sum": "8 KiB"}
 
@@ -80,6 +82,7 @@ def test_json_has_memory_packing_and_flops() -> None:
     assert model["memory"]["weir"] == {"bytes_per_call": 3 * MIB, "peak_bytes": 5 * MIB,
                                        "peak_rss_bytes": 200 * MIB}
     assert model["memory"]["onnxruntime"]["bytes_per_call"] is None
+    assert model["memory"]["torch_eager"]["peak_rss_bytes"] == 300 * MIB
     assert model["weir_packing"] == {"slabs": 2, "slab_bytes": 2048, "live_bound_bytes": 1536,
                                      "transient_bytes": 8192}
     assert model["onnxruntime"] == {"seconds": 1e-3, "error": None}
