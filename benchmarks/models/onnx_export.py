@@ -31,10 +31,16 @@ def export(name: str, path: Path, size: str = "test") -> Built:
     if name not in MODELS:
         raise ValueError(f"{name!r} has no ONNX export; those that do: {', '.join(MODELS)}")
     model, inputs = BY_NAME[name].build(size)
+    write(model, inputs, path)
+    return model, inputs
+
+
+def write(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...], path: Path) -> None:
+    """Any model as ONNX at `path` (for onnxruntime, which runs the exports weir's importer
+    cannot take too)."""
     with torch.no_grad():
         torch.onnx.export(model, inputs, str(path), dynamo=False, opset_version=OPSET,
                           input_names=[f"input{i}" for i in range(len(inputs))])
-    return model, inputs
 
 
 def import_with_cli(onnx_path: Path, mlir_path: Path) -> str:

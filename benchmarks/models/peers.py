@@ -9,6 +9,15 @@ median seconds of one call over the repetitions of weir's Google Benchmark loop
 - IREE: `iree-compile` on the same MLIR file, then one call through IREE's Python API on
   local-sync and local-task, timed by benchmarks/suite/python_call.py run by the IREE virtual
   environment's own interpreter (IREE is never imported here).
+- onnxruntime: the model exported by torch.onnx, on its CPU provider with 2 intra-op threads,
+  timed by python_call.py in a child process too.
+
+Memory is measured in child processes, one per peer, so peers do not mix: python_call.py reports
+the bytes each runtime's allocator hands out per call, the most it held at once, and the child's
+peak RSS (weir: its compiled module loaded on local-task in a child of its own; IREE: its
+local-task timing child; onnxruntime: its timing child; torch eager: the exported program run in
+a child of its own). weir's transient packing is read from
+the program at the end of its stream phase (benchmarks/models/packing.py).
 """
 
 from __future__ import annotations
@@ -27,8 +36,9 @@ import torch
 
 import weir.api as weir
 import weir.frontends.torch as wt
+from benchmarks.models.packing import Packing, packing_of
 from benchmarks.suite import peers as suite_peers
-from benchmarks.suite.peers import Outcome, Timing
+from benchmarks.suite.peers import Memory, Outcome, Timing
 from weir.errors import WeirError
 from weir.tools.io.benchmark_timing import measure, parse_min_time
 
@@ -64,6 +74,9 @@ class WeirResult:
     task: Outcome
     dispatches: int | None = None
     max_diff: float | None = None
+    memory: Memory = Memory()
+    memory_error: str | None = None
+    packing: Packing | None = None
 
 
 def dispatch_count(module: bytes, work: Path) -> int:
@@ -76,11 +89,29 @@ def dispatch_count(module: bytes, work: Path) -> int:
     return done.stdout.count(_DISPATCH)
 
 
+def save_inputs(inputs: Sequence[torch.Tensor], work: Path) -> list[Path]:
+    """The inputs as .npy files, for the peers run in child processes."""
+    paths = []
+    for i, tensor in enumerate(inputs):
+        paths.append(work / f"input{i}.npy")
+        np.save(paths[-1], tensor.numpy())
+    return paths
+
+
+def _memory_child(python: Path, runtime: str, module: Path, inputs: Sequence[Path],
+                  device: str = "local-task") -> tuple[Outcome, Memory]:
+    """A child process that loads and calls the model a few times for its memory alone."""
+    return suite_peers.python_call_measured(python, runtime, module, "main", inputs,
+                                            Timing(1, "1x"), device=device)
+
+
 def run_weir(mlir: str, out_spec: Any, inputs: Sequence[torch.Tensor], expected: Any,
              timing: Timing, work: Path) -> WeirResult:
     began = time.perf_counter()
+    phases = work / "phases"
     try:
-        options = weir.CompilerOptions(target_backends=("llvm-cpu",), strip_assertions=True)
+        options = weir.CompilerOptions(target_backends=("llvm-cpu",), strip_assertions=True,
+                                       dump_phases_to=phases)
         module = weir.compile_string(mlir, "model.mlir", options)
     except WeirError as error:
         not_compiled = Outcome(error="not compiled")
@@ -88,6 +119,10 @@ def run_weir(mlir: str, out_spec: Any, inputs: Sequence[torch.Tensor], expected:
     compiled = Outcome(seconds=time.perf_counter() - began)
     result = WeirResult(compiled, Outcome(error="not run"), Outcome(error="not run"),
                         dispatch_count(module, work))
+    result.packing = packing_of(next(phases.glob("*.stream.mlir")).read_text())
+    ran, result.memory = _memory_child(Path(sys.executable), "weir", work / "model.wvm",
+                                       save_inputs(inputs, work))
+    result.memory_error = ran.error
     for device in ("local-sync", "local-task"):
         try:
             with wt.CompiledModel(module, device, out_spec, mlir) as model:
@@ -118,18 +153,54 @@ def run_torch(model: torch.nn.Module, inputs: Sequence[torch.Tensor],
     return eager, inductor
 
 
+@dataclass
+class IreeResult:
+    compile: Outcome
+    sync: Outcome
+    task: Outcome
+    memory: Memory = Memory()  # of the local-task child
+
+
 def run_iree(venv: Path, mlir_path: Path, inputs: Sequence[torch.Tensor],
-             timing: Timing, work: Path) -> tuple[Outcome, Outcome, Outcome]:
+             timing: Timing, work: Path) -> IreeResult:
     """IREE's compile time, then its local-sync and local-task times."""
     module = work / "model.vmfb"
     compiled = suite_peers.compile_iree(venv, mlir_path, module)
     if compiled.error is not None:
-        return compiled, Outcome(error="not compiled"), Outcome(error="not compiled")
-    paths = []
-    for i, tensor in enumerate(inputs):
-        paths.append(work / f"input{i}.npy")
-        np.save(paths[-1], tensor.numpy())
-    sync, task = (suite_peers.python_call(venv / "bin" / "python", "iree", module, "main",
-                                          paths, timing, device=device)
-                  for device in ("local-sync", "local-task"))
-    return compiled, sync, task
+        return IreeResult(compiled, Outcome(error="not compiled"), Outcome(error="not compiled"))
+    paths = save_inputs(inputs, work)
+    python = venv / "bin" / "python"
+    sync, _ = suite_peers.python_call_measured(python, "iree", module, "main", paths, timing,
+                                               device="local-sync")
+    task, memory = suite_peers.python_call_measured(python, "iree", module, "main", paths,
+                                                    timing, device="local-task")
+    return IreeResult(compiled, sync, task, memory)
+
+
+ORT_THREADS = 2
+
+
+def run_onnxruntime(onnx_path: Path, inputs: Sequence[torch.Tensor], timing: Timing,
+                    work: Path) -> tuple[Outcome, Memory]:
+    """onnxruntime (2 intra-op threads) on the torch.onnx export, in a child process."""
+    return suite_peers.python_call_measured(Path(sys.executable), "onnxruntime", onnx_path,
+                                            "main", save_inputs(inputs, work), timing)
+
+
+def eager_memory(program: Any, inputs: Sequence[torch.Tensor],
+                 work: Path) -> tuple[Outcome, Memory]:
+    """torch eager's peak RSS: the exported program saved and run in a child process (the
+    outcome says why there is none)."""
+    path = work / "model.pt2"
+    torch.export.save(program, str(path))
+    return _memory_child(Path(sys.executable), "torch", path, save_inputs(inputs, work))
+
+
+def count_flops(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> int:
+    """FLOPs of one call as torch counts them (convolutions and matrix products, two per
+    multiply-add; elementwise work is not counted)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(*inputs)
+    return int(counter.get_total_flops())

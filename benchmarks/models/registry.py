@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from benchmarks.models import small, vision
+from benchmarks.models import cnn, small, vision
 
 Built = tuple[nn.Module, tuple[torch.Tensor, ...]]
 
@@ -70,6 +70,15 @@ MODELS: tuple[ZooModel, ...] = (
              dict(batch=8, steps=16, features=128, hidden=256, classes=32, layers=2)),
     ZooModel("sampling_head", small.sampling_head, dict(batch=2, vocab=64, k=16),
              dict(batch=8, vocab=32000, k=50)),
+    ZooModel("resnet50", cnn.resnet50, dict(batch=1, image=32, width=4, classes=10, blocks=1),
+             dict(batch=1, image=224, width=64, classes=1000, blocks=6), rtol=1e-4, atol=1e-4),
+    ZooModel("vgg", cnn.vgg, dict(batch=1, image=32, width=4, classes=10, convs=1, hidden=16),
+             dict(batch=1, image=224, width=64, classes=1000, convs=4, hidden=4096),
+             rtol=1e-4, atol=1e-4),
+    ZooModel("squeezenet", cnn.squeezenet, dict(batch=1, image=32, width=2, classes=10, fires=3),
+             dict(batch=1, image=224, width=16, classes=1000, fires=8), rtol=1e-4, atol=1e-4),
+    ZooModel("densenet", cnn.densenet, dict(batch=1, image=32, growth=4, classes=10, layers=1),
+             dict(batch=1, image=224, growth=32, classes=1000, layers=24), rtol=1e-4, atol=1e-4),
 )
 
 BY_NAME: dict[str, ZooModel] = {m.name: m for m in MODELS}

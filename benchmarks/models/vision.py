@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 
-def _conv_bn(cin: int, cout: int, kernel: int, stride: int = 1, groups: int = 1) -> list[nn.Module]:
+def conv_bn(cin: int, cout: int, kernel: int, stride: int = 1, groups: int = 1) -> list[nn.Module]:
     return [nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
             nn.BatchNorm2d(cout)]
 
@@ -18,9 +18,9 @@ class BasicBlock(nn.Module):
 
     def __init__(self, cin: int, cout: int, stride: int) -> None:
         super().__init__()
-        self.body = nn.Sequential(*_conv_bn(cin, cout, 3, stride), nn.ReLU(),
-                                  *_conv_bn(cout, cout, 3))
-        self.shortcut = nn.Sequential(*_conv_bn(cin, cout, 1, stride)) \
+        self.body = nn.Sequential(*conv_bn(cin, cout, 3, stride), nn.ReLU(),
+                                  *conv_bn(cout, cout, 3))
+        self.shortcut = nn.Sequential(*conv_bn(cin, cout, 1, stride)) \
             if stride != 1 or cin != cout else nn.Identity()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -33,7 +33,7 @@ class ResNet18(nn.Module):
 
     def __init__(self, width: int = 64, classes: int = 1000, blocks: int = 2) -> None:
         super().__init__()
-        self.stem = nn.Sequential(*_conv_bn(3, width, 7, 2), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+        self.stem = nn.Sequential(*conv_bn(3, width, 7, 2), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
         layers: list[nn.Module] = []
         cin = width
         for stage, cout in enumerate((width, 2 * width, 4 * width, 8 * width)):
@@ -57,9 +57,9 @@ class InvertedResidual(nn.Module):
         hidden = cin * expand
         layers: list[nn.Module] = []
         if expand != 1:
-            layers += [*_conv_bn(cin, hidden, 1), nn.ReLU6()]
-        layers += [*_conv_bn(hidden, hidden, 3, stride, groups=hidden), nn.ReLU6(),
-                   *_conv_bn(hidden, cout, 1)]
+            layers += [*conv_bn(cin, hidden, 1), nn.ReLU6()]
+        layers += [*conv_bn(hidden, hidden, 3, stride, groups=hidden), nn.ReLU6(),
+                   *conv_bn(hidden, cout, 1)]
         self.body = nn.Sequential(*layers)
         self.residual = stride == 1 and cin == cout
 
@@ -81,7 +81,7 @@ class MobileNetV2(nn.Module):
         and widening blocks, and residual ones)."""
         super().__init__()
         scale = width / 32
-        layers: list[nn.Module] = [*_conv_bn(3, width, 3, 2), nn.ReLU6()]
+        layers: list[nn.Module] = [*conv_bn(3, width, 3, 2), nn.ReLU6()]
         cin = width
         for expand, channels, count, stride in _MOBILENET_STAGES[:stages]:
             cout = max(4, int(channels * scale))
@@ -89,7 +89,7 @@ class MobileNetV2(nn.Module):
                 layers.append(InvertedResidual(cin, cout, stride if i == 0 else 1, expand))
                 cin = cout
         last = max(8, int(1280 * scale))
-        layers += [*_conv_bn(cin, last, 1), nn.ReLU6()]
+        layers += [*conv_bn(cin, last, 1), nn.ReLU6()]
         self.features = nn.Sequential(*layers)
         self.fc = nn.Linear(last, classes)
 

@@ -144,11 +144,23 @@ def benchmark_iree(venv: Path, module: Path, function: str, inputs: Sequence[Pat
                          f"--module={module}", *_benchmark_flags(function, inputs, timing)])
 
 
-def python_call(python: Path, runtime: str, module: Path, function: str,
-                inputs: Sequence[Path], timing: Timing, target: str = "",
-                device: str = "local-sync") -> Outcome:
+@dataclass(frozen=True)
+class Memory:
+    """What one runtime's process used (benchmarks/suite/python_call.py): bytes its allocator
+    handed out per call and the most it held at once (None where the runtime keeps no such
+    statistics), and the process's peak RSS."""
+
+    bytes_per_call: int | None = None
+    peak_bytes: int | None = None
+    peak_rss_bytes: int | None = None
+
+
+def python_call_measured(python: Path, runtime: str, module: Path, function: str,
+                         inputs: Sequence[Path], timing: Timing, target: str = "",
+                         device: str = "local-sync") -> tuple[Outcome, Memory]:
     """One call through a runtime's Python API, timed by `python_call.py` in `python`'s own
-    environment (for weir, `module` is the MLIR source: the API compiles it)."""
+    environment (for weir, `module` is the MLIR source, which the API compiles, or a compiled
+    `.wvm`), and what the call cost in memory."""
     outcome, stdout = _run([str(python), "-m", "benchmarks.suite.python_call",
                             f"--runtime={runtime}", f"--module={module}",
                             f"--function={function}", f"--target={target}",
@@ -156,8 +168,17 @@ def python_call(python: Path, runtime: str, module: Path, function: str,
                             f"--repetitions={timing.repetitions}",
                             f"--min-time={timing.min_time}", *map(str, inputs)])
     if outcome.error is not None:
-        return outcome
-    return Outcome(seconds=float(json.loads(stdout)["median_s"]))
+        return outcome, Memory()
+    report = json.loads(stdout)
+    return Outcome(seconds=float(report["median_s"])), Memory(**report["memory"])
+
+
+def python_call(python: Path, runtime: str, module: Path, function: str,
+                inputs: Sequence[Path], timing: Timing, target: str = "",
+                device: str = "local-sync") -> Outcome:
+    """`python_call_measured`'s time alone."""
+    return python_call_measured(python, runtime, module, function, inputs, timing, target,
+                                device)[0]
 
 
 def benchmark_numpy(compute: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
