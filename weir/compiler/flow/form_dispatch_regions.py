@@ -38,6 +38,7 @@ from weir.dialects import flow, iree_linalg_ext, linalg_ext
 from weir.dialects.iree_linalg_ext_map import MapOp
 from weir.ir.upstream import (
     AffineConstantExpr,
+    BFloat16Type,
     AffineDimExpr,
     AffineMap,
     Block,
@@ -45,7 +46,12 @@ from weir.ir.upstream import (
     ConstantOp,
     DenseIntOrFPElementsAttr,
     EmptyOp,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     func,
+    IndexType,
+    IntegerType,
     InsertPoint,
     linalg,
     linalg_attrs,
@@ -56,6 +62,8 @@ from weir.ir.upstream import (
     tensor,
     TensorType,
 )
+
+_SCALAR_TYPES = (IndexType, IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
@@ -182,7 +190,11 @@ def _encloses(outer: Block | None, block: Block) -> bool:
 
 
 def _is_cloneable(op: Operation) -> bool:
-    """Ops cheap enough to duplicate into every dispatch that needs them."""
+    """Ops cheap enough to duplicate into every dispatch that needs them: empty tensors, splat
+    and scalar constants, and scalar arith (casts, bitcasts, index math) of such constants,
+    which exporters leave on the host. Cloned, they are literals the kernel folds; captured,
+    they would be push constants the host computes on every call, and a recording with push
+    constants computed at run time cannot be memoized."""
     if isinstance(op, EmptyOp):
         return True
     if isinstance(op, ConstantOp):
@@ -191,7 +203,26 @@ def _is_cloneable(op: Operation) -> bool:
             # xDSL's is_splat indexes the first value: a zero-element constant is no splat.
             return len(value) > 0 and value.is_splat()
         return not isinstance(op.result.type, TensorType)
+    if op.name.startswith("arith.") and not op.regions and op.results and \
+            all(isinstance(r.type, _SCALAR_TYPES) for r in op.results):
+        return all(isinstance(o.owner, Operation) and _is_cloneable(o.owner)
+                   for o in op.operands)
     return False
+
+
+def _read_from_above(op: Operation) -> list[SSAValue]:
+    """`op`'s operands, then the values its nested ops use that are defined outside `op`."""
+    values = list(op.operands)
+    if op.regions:
+        inside = set(op.walk())
+        for nested in op.walk():
+            if nested is op:
+                continue
+            for operand in nested.operands:
+                owner = operand.owner
+                if isinstance(owner, Operation) and owner not in inside and operand not in values:
+                    values.append(operand)
+    return values
 
 
 class FormDispatchRegions(Pass):
@@ -288,8 +319,9 @@ class FormDispatchRegions(Pass):
     def _clone_cheap_producers(self, op: Operation, body: Block,
                                mapping: dict[SSAValue, SSAValue], block: Block) -> None:
         """Clones the cheap producers of `op`'s operands (and theirs) into the region body, so
-        the region reads them from registers instead of capturing them from the host."""
-        for operand in op.operands:
+        the region reads them from registers instead of capturing them from the host. Values a
+        linalg body reads from above count as operands too."""
+        for operand in _read_from_above(op):
             producer = operand.owner
             if isinstance(producer, Operation) and _encloses(producer.parent_block(), block) \
                     and _is_cloneable(producer) and operand not in mapping:
