@@ -63,6 +63,11 @@ from weir.ir.upstream import (
     TensorType,
 )
 
+# The most ops one shared producer may bring into a consumer's region as a recomputed copy. A
+# few elementwise ops (a GELU, a layernorm's scaling) cost less to recompute than to write and
+# read back; a recurrence's whole history (an LSTM's cell state, step after step) does not.
+RECOMPUTE_LIMIT = 16
+
 _SCALAR_TYPES = (IndexType, IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 ROOT_OPS: tuple[type[Operation], ...] = (
@@ -225,6 +230,20 @@ def _read_from_above(op: Operation) -> list[SSAValue]:
     return values
 
 
+def _producers_within(ops: list[Operation], fused: set[Operation],
+                      root: Operation) -> set[Operation]:
+    """`ops` and every op of `fused` they are made from (what cloning them recomputes)."""
+    found: set[Operation] = set(ops)
+    pending = list(ops)
+    while pending:
+        for operand in pending.pop().operands:
+            producer = operand.owner
+            if producer in fused and producer is not root and producer not in found:
+                found.add(producer)  # type: ignore[arg-type]
+                pending.append(producer)  # type: ignore[arg-type]
+    return found
+
+
 class FormDispatchRegions(Pass):
     flag = "form-dispatch-regions"
 
@@ -263,14 +282,33 @@ class FormDispatchRegions(Pass):
                  anchor: dict[Operation, Operation],
                  member_of: dict[Operation, Operation]) -> tuple[set[Operation], set[Operation]]:
         """The ops of root's region, and which of them are clones (their originals stay for
-        users outside the region)."""
+        users outside the region). A shared producer whose clone would drag more than
+        RECOMPUTE_LIMIT ops along is left out: it is materialised once (as a root of its own)
+        and read, rather than recomputed from the start in every consumer."""
+        left_out: set[Operation] = set()
+        while True:
+            fused = self._reach(root, block, fuse, anchor, member_of, left_out)
+            # A producer stays on the host when something outside uses it, or a producer that
+            # stays (whose operands then have a user outside the region too).
+            shared = [op for op in fused if op is not root and any(
+                use.operation not in fused for r in op.results for use in r.uses)]
+            too_large = {op for op in shared
+                         if len(_producers_within([op], fused, root)) > RECOMPUTE_LIMIT}
+            if not too_large:
+                return fused, _producers_within(shared, fused, root)
+            left_out |= too_large
+
+    def _reach(self, root: Operation, block: Block, fuse: bool,
+               anchor: dict[Operation, Operation], member_of: dict[Operation, Operation],
+               left_out: set[Operation]) -> set[Operation]:
         fused: set[Operation] = {root}
         pending = [root]
         while pending:
             op = pending.pop()
             for operand in op.operands:
                 producer = operand.owner
-                if not isinstance(producer, Operation) or producer in fused:
+                if not isinstance(producer, Operation) or producer in fused or \
+                        producer in left_out:
                     continue
                 if producer.parent_block() is not block:
                     continue
@@ -280,18 +318,7 @@ class FormDispatchRegions(Pass):
                         (fuse and _is_elementwise(producer)):
                     fused.add(producer)
                     pending.append(producer)
-        # A producer stays on the host when something outside uses it, or a producer that stays
-        # (whose operands then have a user outside the region too).
-        pending = [op for op in fused if op is not root and any(
-            use.operation not in fused for r in op.results for use in r.uses)]
-        cloned: set[Operation] = set(pending)
-        while pending:
-            for operand in pending.pop().operands:
-                producer = operand.owner
-                if producer in fused and producer is not root and producer not in cloned:
-                    cloned.add(producer)  # type: ignore[arg-type]
-                    pending.append(producer)  # type: ignore[arg-type]
-        return fused, cloned
+        return fused
 
     def _make_region(self, root: Operation, ops: list[Operation], cloned: set[Operation],
                      block: Block) -> None:
