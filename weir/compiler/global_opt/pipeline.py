@@ -3,6 +3,7 @@ work that is the same on every call is done once, here, at compile time."""
 
 from __future__ import annotations
 
+from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
 from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
@@ -10,5 +11,7 @@ from weir.compiler.pass_base import Pass
 PASSES: tuple[Pass, ...] = (
     # Weights stated as transpose(W) (linear layers) stored transposed: no per-call copy.
     FoldConstantTransposes(),
+    # A batch of products with one broadcast weight matrix as one matmul: no broadcast copy.
+    BatchMatmulToMatmul(),
 )
 VERIFY = verify_global_optimization
