@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
+from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
 from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
 
@@ -13,5 +14,7 @@ PASSES: tuple[Pass, ...] = (
     FoldConstantTransposes(),
     # A batch of products with one broadcast weight matrix as one matmul: no broadcast copy.
     BatchMatmulToMatmul(),
+    # A sort read only through its first k elements (top-k) may select them instead of sorting.
+    LimitSortsToPrefixes(),
 )
 VERIFY = verify_global_optimization
