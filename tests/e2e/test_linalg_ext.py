@@ -261,3 +261,37 @@ func.func @sort(%v: tensor<?xf32>, %i: tensor<?xi32>) -> tensor<?xi32> {
     with pytest.raises(RuntimeFault, match="'iree_linalg_ext.sort' in @sort: dimension 0 of "
                        r"operand 0 \(%v\) differs from dimension 0 of operand 1 \(%i\): 3 vs 2"):
         run(source, "sort", np.array([3, 1, 2], np.float32), np.array([0, 1], np.int32))
+
+
+def _sort_prefix_source(rows: int, cols: int, dim: int, predicate: str, keep: int) -> str:
+    """torch-mlir's top-k: a whole-line sort of which only the first `keep` elements are read."""
+    t, i = f"tensor<{rows}x{cols}xf32>", f"tensor<{rows}x{cols}xi32>"
+    kept = (rows, keep) if dim == 1 else (keep, cols)
+    kt, ki = f"tensor<{kept[0]}x{kept[1]}xf32>", f"tensor<{kept[0]}x{kept[1]}xi32>"
+    return f"""
+func.func @topk(%v: {t}, %i: {i}) -> ({kt}, {ki}) {{
+  %0:2 = tm_tensor.sort dimension({dim}) outs(%v, %i : {t}, {i}) {{
+  ^bb0(%a: f32, %b: f32, %c: i32, %d: i32):
+    %r = arith.cmpf {predicate}, %a, %b : f32
+    tm_tensor.yield %r : i1
+  }} -> {t}, {i}
+  %s = tensor.extract_slice %0#0[0, 0] [{kept[0]}, {kept[1]}] [1, 1] : {t} to {kt}
+  %j = tensor.extract_slice %0#1[0, 0] [{kept[0]}, {kept[1]}] [1, 1] : {i} to {ki}
+  return %s, %j : {kt}, {ki}
+}}"""
+
+
+def test_sort_read_only_through_a_prefix_is_the_stable_sorts_prefix(run: Runner) -> None:
+    # The global-optimization phase marks the sort (its results are read only up to `keep`),
+    # and llvm-cpu then selects instead of sorting: ties must keep line order as the stable
+    # sort does, along either dimension, with keep of 1 and of a quarter of the line.
+    x = RNG.integers(0, 6, (4, 64)).astype(np.float32)
+    for dim, predicate, key, keep in ((1, "oge", -x, 9), (1, "olt", x, 1), (0, "ogt", -x, 1)):
+        src = _sort_prefix_source(4, 64, dim, predicate, keep)
+        ids = np.broadcast_to(np.arange(x.shape[dim], dtype=np.int32).reshape(
+            [-1 if d == dim else 1 for d in range(2)]), x.shape).copy()
+        order = np.argsort(key, axis=dim, kind="stable")
+        taken = order[:, :keep] if dim == 1 else order[:keep]
+        values, indices = run(src, "topk", x, ids)
+        np.testing.assert_array_equal(np.asarray(indices), taken)
+        np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, taken, dim))

@@ -252,7 +252,8 @@ SIMPLE = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tens
     (["--iree-hal-target-backends=nope"],
      "unknown target backend 'nope' (available: llvm-cpu, null, reference, vmvx)"),
     (["--compile-to=nope"],
-     "--compile-to: 'nope' is not a phase (phases: input, abi, flow, stream, hal, vm)"),
+     "--compile-to: 'nope' is not a phase (phases: input, abi, global-optimization, flow, "
+     "stream, hal, vm)"),
     (["--iree-execution-model=x"],
      "--iree-execution-model: 'x' is not one of async-internal, async-external"),
     (["--iree-hal-target-device=cuda"],

@@ -49,6 +49,20 @@ def test_sort_round_trips_and_a_bad_dimension_is_refused() -> None:
         decode_reference_executable(json.dumps(payload).encode())
 
 
+def test_a_sorts_prefix_round_trips_and_must_be_positive() -> None:
+    entry = _sort_entry()
+    ops = list(entry.ops)
+    ops[2] = Sort((0, 1), 1, LESS, (4,), prefix=2)
+    exe = ReferenceExecutable((EntryPoint("sort", 3, 0, tuple(ops)),))
+    data = encode_reference_executable(exe)
+    assert decode_reference_executable(data) == exe
+    payload = json.loads(data)
+    for bad in (0, -3, "2"):
+        payload["entry_points"][0]["ops"][2]["prefix"] = bad
+        with pytest.raises(ModuleFormatError, match="prefix"):
+            decode_reference_executable(json.dumps(payload).encode())
+
+
 def test_sort_step_is_stable() -> None:
     op = _sort_entry().ops[2]
     step = ext_step(op, "test")

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-Phase = Literal["input", "abi", "flow", "stream", "hal", "vm"]
-PHASES: tuple[Phase, ...] = ("input", "abi", "flow", "stream", "hal", "vm")
+Phase = Literal["input", "abi", "global-optimization", "flow", "stream", "hal", "vm"]
+PHASES: tuple[Phase, ...] = ("input", "abi", "global-optimization", "flow", "stream", "hal",
+                             "vm")
 
 ExecutionModel = Literal["async-internal", "async-external"]
 EXECUTION_MODELS: tuple[ExecutionModel, ...] = ("async-internal", "async-external")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from weir.compiler.abi import pipeline as abi_pipeline
 from weir.compiler.flow import pipeline as flow_pipeline
+from weir.compiler.global_opt import pipeline as global_opt_pipeline
 from weir.compiler.hal import pipeline as hal_pipeline
 from weir.compiler.input import pipeline as input_pipeline
 from weir.compiler.options import Phase
@@ -30,6 +31,8 @@ PHASE_PIPELINE: tuple[PhaseSpec, ...] = (
     PhaseSpec("input", input_pipeline.PASSES, input_pipeline.VERIFY),
     # The boundary in runtime terms: buffer views, fences, imports.
     PhaseSpec("abi", abi_pipeline.PASSES, abi_pipeline.VERIFY),
+    # Work that is the same on every call (constant weights' layouts) done once at compile time.
+    PhaseSpec("global-optimization", global_opt_pipeline.PASSES, global_opt_pipeline.VERIFY),
     # Tensor math grouped into dispatches and outlined into executables.
     PhaseSpec("flow", flow_pipeline.PASSES, flow_pipeline.VERIFY),
     # Resources, allocation and asynchronous execution ordered by timepoints.

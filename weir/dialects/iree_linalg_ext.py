@@ -237,6 +237,11 @@ KERNEL_OPS: tuple[type[ExtOp], ...] = (Sort, Scan, Scatter, Gather)
 
 
 SortOp = define(Sort, "iree_linalg_ext.sort")
+
+# A sort's discardable attribute (an i64): nothing reads past this many elements of a sorted
+# line, so code generation may select them rather than sort the line (set by the
+# global-optimization pass limit-sorts-to-prefixes).
+SORTED_PREFIX = "weir.sorted_prefix"
 TopkOp = define(Topk, "iree_linalg_ext.topk")
 # topk_v2 (`is_sorted`: the k results come best first, as weir's always do) means what topk does.
 TopkV2Op = define(Topk, "iree_linalg_ext.topk_v2")

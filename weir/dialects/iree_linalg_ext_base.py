@@ -144,12 +144,12 @@ class ExtOp(IRDLOperation):
             printer.print_string(" {indexing_maps = ")
             printer.print_attribute(self.indexing_maps)
             printer.print_string("}")
+        if self.attributes:  # where `parse` reads them back: before the operands
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
         print_operands(printer, "ins", self.inputs)
         print_operands(printer, "outs", self.outputs)
         print_operands(printer, "index_base", self.index_base)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
         if self.region.blocks:
             printer.print_string(" ")
             printer.print_region(self.region)

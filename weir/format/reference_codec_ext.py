@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from weir.format.reference_codec import _EntryDecoder
 
 OP_KEYS: dict[str, tuple[str, ...]] = {
-    "sort": ("op", "operands", "dimension", "body", "yields"),
+    "sort": ("op", "operands", "dimension", "body", "yields", "prefix"),
     "scan": ("op", "input", "output", "accumulator", "dimension", "inclusive", "body", "yields"),
     "scatter": ("op", "updates", "indices", "mask", "original", "dimension_map", "batch_rank",
                 "body", "yields"),
@@ -27,7 +27,7 @@ OP_KEYS: dict[str, tuple[str, ...]] = {
 def op_json(op: KernelOp, body_json: Any) -> dict[str, Any] | None:
     if isinstance(op, Sort):
         return {"op": "sort", "operands": list(op.operands), "dimension": op.dimension,
-                "body": body_json(op.body), "yields": list(op.yields)}
+                "body": body_json(op.body), "yields": list(op.yields), "prefix": op.prefix}
     if isinstance(op, Scan):
         return {"op": "scan", "input": op.input, "output": op.output,
                 "accumulator": op.accumulator, "dimension": op.dimension,
@@ -119,8 +119,11 @@ def decode(dec: _EntryDecoder, name: str, o: dict[str, Any], w: str) -> KernelOp
             raise jf.fail(w, "sort operands must have one rank")
         dim = jf.as_int(jf.field(o, "dimension", w), w + ".dimension", limit=rank)
         body, yields = _body(dec, o, 2 * len(operands), w, "i1")
+        prefix = o["prefix"]
+        if prefix is not None:
+            prefix = jf.as_int(prefix, w + ".prefix", minimum=1)
         dec.values.append(list(kinds))
-        return Sort(operands, dim, body, yields)
+        return Sort(operands, dim, body, yields, prefix)
     if name == "scan":
         inp, out, acc = (jf.as_int(jf.field(o, key, w), f"{w}.{key}", limit=n)
                          for key in ("input", "output", "accumulator"))

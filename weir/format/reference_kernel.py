@@ -321,6 +321,10 @@ class Sort:
     dimension: int
     body: tuple[ScalarOp, ...]
     yields: tuple[int, ...]  # one i1
+    # When set, nothing reads past the first `prefix` elements of a sorted line (the program
+    # takes its top k): a target may select them instead of sorting, and leave the rest of the
+    # line unspecified. None: the whole line.
+    prefix: int | None = None
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@
 
 // DUMP: simple_mul_phases.abi.mlir
 // DUMP: simple_mul_phases.flow.mlir
+// DUMP: simple_mul_phases.global-optimization.mlir
 // DUMP: simple_mul_phases.hal.mlir
 // DUMP: simple_mul_phases.input.mlir
 // DUMP: simple_mul_phases.stream.mlir

@@ -38,6 +38,7 @@ from weir.dialects import flow, iree_linalg_ext, linalg_ext
 from weir.dialects.iree_linalg_ext_map import MapOp
 from weir.ir.upstream import (
     AffineConstantExpr,
+    BFloat16Type,
     AffineDimExpr,
     AffineMap,
     Block,
@@ -45,7 +46,12 @@ from weir.ir.upstream import (
     ConstantOp,
     DenseIntOrFPElementsAttr,
     EmptyOp,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     func,
+    IndexType,
+    IntegerType,
     InsertPoint,
     linalg,
     linalg_attrs,
@@ -56,6 +62,13 @@ from weir.ir.upstream import (
     tensor,
     TensorType,
 )
+
+# The most ops one shared producer may bring into a consumer's region as a recomputed copy. A
+# few elementwise ops (a GELU, a layernorm's scaling) cost less to recompute than to write and
+# read back; a recurrence's whole history (an LSTM's cell state, step after step) does not.
+RECOMPUTE_LIMIT = 16
+
+_SCALAR_TYPES = (IndexType, IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
@@ -182,7 +195,11 @@ def _encloses(outer: Block | None, block: Block) -> bool:
 
 
 def _is_cloneable(op: Operation) -> bool:
-    """Ops cheap enough to duplicate into every dispatch that needs them."""
+    """Ops cheap enough to duplicate into every dispatch that needs them: empty tensors, splat
+    and scalar constants, and scalar arith (casts, bitcasts, index math) of such constants,
+    which exporters leave on the host. Cloned, they are literals the kernel folds; captured,
+    they would be push constants the host computes on every call, and a recording with push
+    constants computed at run time cannot be memoized."""
     if isinstance(op, EmptyOp):
         return True
     if isinstance(op, ConstantOp):
@@ -191,7 +208,40 @@ def _is_cloneable(op: Operation) -> bool:
             # xDSL's is_splat indexes the first value: a zero-element constant is no splat.
             return len(value) > 0 and value.is_splat()
         return not isinstance(op.result.type, TensorType)
+    if op.name.startswith("arith.") and not op.regions and op.results and \
+            all(isinstance(r.type, _SCALAR_TYPES) for r in op.results):
+        return all(isinstance(o.owner, Operation) and _is_cloneable(o.owner)
+                   for o in op.operands)
     return False
+
+
+def _read_from_above(op: Operation) -> list[SSAValue]:
+    """`op`'s operands, then the values its nested ops use that are defined outside `op`."""
+    values = list(op.operands)
+    if op.regions:
+        inside = set(op.walk())
+        for nested in op.walk():
+            if nested is op:
+                continue
+            for operand in nested.operands:
+                owner = operand.owner
+                if isinstance(owner, Operation) and owner not in inside and operand not in values:
+                    values.append(operand)
+    return values
+
+
+def _producers_within(ops: list[Operation], fused: set[Operation],
+                      root: Operation) -> set[Operation]:
+    """`ops` and every op of `fused` they are made from (what cloning them recomputes)."""
+    found: set[Operation] = set(ops)
+    pending = list(ops)
+    while pending:
+        for operand in pending.pop().operands:
+            producer = operand.owner
+            if producer in fused and producer is not root and producer not in found:
+                found.add(producer)  # type: ignore[arg-type]
+                pending.append(producer)  # type: ignore[arg-type]
+    return found
 
 
 class FormDispatchRegions(Pass):
@@ -232,14 +282,33 @@ class FormDispatchRegions(Pass):
                  anchor: dict[Operation, Operation],
                  member_of: dict[Operation, Operation]) -> tuple[set[Operation], set[Operation]]:
         """The ops of root's region, and which of them are clones (their originals stay for
-        users outside the region)."""
+        users outside the region). A shared producer whose clone would drag more than
+        RECOMPUTE_LIMIT ops along is left out: it is materialised once (as a root of its own)
+        and read, rather than recomputed from the start in every consumer."""
+        left_out: set[Operation] = set()
+        while True:
+            fused = self._reach(root, block, fuse, anchor, member_of, left_out)
+            # A producer stays on the host when something outside uses it, or a producer that
+            # stays (whose operands then have a user outside the region too).
+            shared = [op for op in fused if op is not root and any(
+                use.operation not in fused for r in op.results for use in r.uses)]
+            too_large = {op for op in shared
+                         if len(_producers_within([op], fused, root)) > RECOMPUTE_LIMIT}
+            if not too_large:
+                return fused, _producers_within(shared, fused, root)
+            left_out |= too_large
+
+    def _reach(self, root: Operation, block: Block, fuse: bool,
+               anchor: dict[Operation, Operation], member_of: dict[Operation, Operation],
+               left_out: set[Operation]) -> set[Operation]:
         fused: set[Operation] = {root}
         pending = [root]
         while pending:
             op = pending.pop()
             for operand in op.operands:
                 producer = operand.owner
-                if not isinstance(producer, Operation) or producer in fused:
+                if not isinstance(producer, Operation) or producer in fused or \
+                        producer in left_out:
                     continue
                 if producer.parent_block() is not block:
                     continue
@@ -249,18 +318,7 @@ class FormDispatchRegions(Pass):
                         (fuse and _is_elementwise(producer)):
                     fused.add(producer)
                     pending.append(producer)
-        # A producer stays on the host when something outside uses it, or a producer that stays
-        # (whose operands then have a user outside the region too).
-        pending = [op for op in fused if op is not root and any(
-            use.operation not in fused for r in op.results for use in r.uses)]
-        cloned: set[Operation] = set(pending)
-        while pending:
-            for operand in pending.pop().operands:
-                producer = operand.owner
-                if producer in fused and producer is not root and producer not in cloned:
-                    cloned.add(producer)  # type: ignore[arg-type]
-                    pending.append(producer)  # type: ignore[arg-type]
-        return fused, cloned
+        return fused
 
     def _make_region(self, root: Operation, ops: list[Operation], cloned: set[Operation],
                      block: Block) -> None:
@@ -288,8 +346,9 @@ class FormDispatchRegions(Pass):
     def _clone_cheap_producers(self, op: Operation, body: Block,
                                mapping: dict[SSAValue, SSAValue], block: Block) -> None:
         """Clones the cheap producers of `op`'s operands (and theirs) into the region body, so
-        the region reads them from registers instead of capturing them from the host."""
-        for operand in op.operands:
+        the region reads them from registers instead of capturing them from the host. Values a
+        linalg body reads from above count as operands too."""
+        for operand in _read_from_above(op):
             producer = operand.owner
             if isinstance(producer, Operation) and _encloses(producer.parent_block(), block) \
                     and _is_cloneable(producer) and operand not in mapping:

@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
+from weir.compiler.constant_data import constant_bytes
 from weir.compiler.devices import execution_device
 from weir.compiler.host_control_flow import (
     carried_arguments,
@@ -45,8 +44,6 @@ from weir.ir.upstream import (
     Block,
     BlockArgument,
     Builder,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     func,
     IndexType,
     InsertPoint,
@@ -59,28 +56,6 @@ from weir.ir.upstream import (
     SymbolRefAttr,
     TensorType,
 )
-
-
-def _constant_bytes(value: DenseIntOrFPElementsAttr | DenseResourceAttr, where: Operation,
-                    constants: ConstantStore) -> bytes:
-    t = value.type if isinstance(value, DenseResourceAttr) else value.get_type()
-    assert isinstance(t, TensorType)
-    element = BY_NAME[dtype_name(t.element_type, where)]
-    count = t.element_count()
-    size = element.byte_size * count
-    if isinstance(value, DenseResourceAttr):
-        data = constants.data(value.resource_handle.data)
-        if data is None:
-            raise error_at(where, f"dense_resource '{value.resource_handle.data}' has no data "
-                                  "in the file's dialect_resources section")
-        if len(data) != size:
-            raise error_at(where, f"dense_resource '{value.resource_handle.data}' holds "
-                                  f"{len(data)} bytes, the type {t} needs {size}")
-        return data
-    values = value.get_values()
-    if len(values) == 1 and count != 1:
-        values = list(values) * count
-    return np.asarray(values, dtype=element.dtype).tobytes()
 
 
 class ConvertStreamToHal(Pass):
@@ -282,7 +257,7 @@ class _FunctionLowering:
         self.subviews[op.result] = op
 
     def _stream_resource_constant(self, op: stream.ResourceConstantOp, b: Builder) -> None:
-        key = self.state.blobs.add("constant", _constant_bytes(op.value, op, self.constants))
+        key = self.state.blobs.add("constant", constant_bytes(op.value, op, self.constants))
         buffer = b.insert(hal.AllocatorImportRodataOp.build(
             operands=[self._device(op.affinity)], result_types=[hal.BufferType()],
             properties={"rodata": StringAttr(key)}))

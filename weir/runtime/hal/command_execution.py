@@ -9,7 +9,7 @@ import numpy as np
 
 from weir.errors import RuntimeFault
 from weir.runtime.hal.buffer import Buffer
-from weir.runtime.executables.native_replay import NativeBatch
+from weir.runtime.executables.native_replay import BatchFault, NativeBatch
 from weir.runtime.hal.command_buffer import (
     Command,
     CommandBuffer,
@@ -52,7 +52,14 @@ def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
     if bindings is not None and len(command_buffers) == 1:
         # A compiled program's usual execute: one memoized command buffer that its plan
         # replays as one native call, counted per entry point rather than per dispatch.
-        batch = replay_memoized(command_buffers[0], runner.concurrency > 1, bindings)
+        parallel = runner.concurrency > 1
+        try:
+            batch = replay_memoized(command_buffers[0], parallel, bindings)
+        except BatchFault as fault:
+            # The same failure, named by its dispatch, as the general path reports it.
+            names = command_buffers[0].plans[parallel].single.names  # type: ignore[union-attr]
+            statistics.record_executed(list(names[:fault.row]), 0)
+            raise dispatch_failure(names[fault.row], fault) from None
         if batch is not None:
             statistics.shard().count_executed(batch.counts, len(batch.names), 1)
             return

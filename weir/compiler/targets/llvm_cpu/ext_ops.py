@@ -127,15 +127,20 @@ def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort) -> None:
     size = dims[d]
     dtypes = [m.dtype for m in mems]
     arg_dtypes = [t for t in dtypes for _ in range(2)]
-    scratch = [low.scratch_memory(b, m.dtype, [size]) for m in mems]
-    width_p, lo_p, i_p, j_p, o_p = (low.alloca(I64) for _ in range(5))
-    take_p = low.alloca(ir.IntType(1))
 
     def must_precede(bb: ir.IRBuilder, x: list[ir.Value], y: list[ir.Value]) -> ir.Value:
         def may(a: list[ir.Value], c: list[ir.Value]) -> ir.Value:
             return _body(low, bb, op.body, op.yields, [v for p in zip(a, c) for v in p],
                          arg_dtypes)
         return bb.and_(may(x, y), bb.not_(may(y, x)))
+
+    if op.prefix is not None and isinstance(low.kv.shape[(n, 0)][d], int) and \
+            op.prefix < low.kv.shape[(n, 0)][d]:
+        _select_prefix(low, b, op.prefix, mems, d, must_precede)
+        return
+    scratch = [low.scratch_memory(b, m.dtype, [size]) for m in mems]
+    width_p, lo_p, i_p, j_p, o_p = (low.alloca(I64) for _ in range(5))
+    take_p = low.alloca(ir.IntType(1))
 
     def line(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
         def at(m: Memory, i: ir.Value, x: ir.IRBuilder) -> ir.Value:
@@ -189,6 +194,68 @@ def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort) -> None:
         bb.store(I64(1), width_p)
         _while(bb, lambda x: x.icmp_signed("<", x.load(width_p), size), merge_pass, "pass")
     _lines(b, dims, d, line)
+
+
+def _select_prefix(low: EntryLowering, b: ir.IRBuilder, prefix: int, mems: list[Memory],
+                   d: int, must_precede: Callable[[ir.IRBuilder, list[ir.Value],
+                                                   list[ir.Value]], ir.Value]) -> None:
+    """The first `prefix` elements of each line's stable sort, by one pass over the line: the
+    best so far are kept in order in scratch; an element enters only if it must precede the
+    last kept one (or fewer are kept), and moves up past each kept element it must precede, so
+    equal elements stay in line order as the stable sort leaves them. Then copied to the line's
+    start; the rest of the line is left as it was (nothing reads it)."""
+    dtypes = [m.dtype for m in mems]
+    size = mems[0].dims[d]
+    kept = [low.scratch_memory(b, t, [I64(prefix)]) for t in dtypes]
+    count_p, j_p = low.alloca(I64), low.alloca(I64)
+
+    def line(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        bb.store(I64(0), count_p)
+
+        def element(be: ir.IRBuilder, i: ir.Value) -> None:
+            x = [s.load_element(be, m.address(be, _at(idx, d, i)), t) for m, t in zip(mems, dtypes)]
+            count = be.load(count_p)
+            full = be.icmp_signed("==", count, I64(prefix))
+            last = be.sub(count, I64(1))
+
+            def kept_at(bk: ir.IRBuilder, j: ir.Value) -> list[ir.Value]:
+                return [s.load_element(bk, km.address(bk, [j]), t) for km, t in zip(kept, dtypes)]
+            enters = low.alloca(ir.IntType(1))
+            with be.if_else(full) as (when_full, when_room):
+                with when_full:
+                    be.store(must_precede(be, x, kept_at(be, last)), enters)
+                    be.store(last, j_p)
+                with when_room:
+                    be.store(ir.Constant(ir.IntType(1), 1), enters)
+                    be.store(count, j_p)
+                    be.store(be.add(count, I64(1)), count_p)
+            with be.if_then(be.load(enters)):
+                def moves_up(bw: ir.IRBuilder) -> ir.Value:
+                    j = bw.load(j_p)
+                    above = bw.icmp_signed(">", j, I64(0))
+                    result = low.alloca(ir.IntType(1))
+                    bw.store(ir.Constant(ir.IntType(1), 0), result)
+                    with bw.if_then(above):
+                        bw.store(must_precede(bw, x, kept_at(bw, bw.sub(j, I64(1)))), result)
+                    return bw.load(result)
+
+                def shift(bs: ir.IRBuilder) -> None:
+                    j = bs.load(j_p)
+                    for km, t, v in zip(kept, dtypes, kept_at(bs, bs.sub(j, I64(1)))):
+                        s.store_element(bs, v, km.address(bs, [j]), t)
+                    bs.store(bs.sub(j, I64(1)), j_p)
+                _while(be, moves_up, shift, "shift")
+                j = be.load(j_p)
+                for km, t, v in zip(kept, dtypes, x):
+                    s.store_element(be, v, km.address(be, [j]), t)
+        for_range(bb, I64(0), size, element, "select")
+
+        def back(bc: ir.IRBuilder, i: ir.Value) -> None:
+            for m, km, t in zip(mems, kept, dtypes):
+                s.store_element(bc, s.load_element(bc, km.address(bc, [i]), t),
+                                m.address(bc, _at(idx, d, i)), t)
+        for_range(bb, I64(0), I64(prefix), back, "back")
+    _lines(b, mems[0].dims, d, line)
 
 
 def _scan(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Scan) -> None:

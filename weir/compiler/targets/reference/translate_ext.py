@@ -10,7 +10,7 @@ from weir.dialects import iree_linalg_ext as ext, tm_tensor
 from weir.dialects.iree_linalg_ext_map import MapLoadOp, MapStoreOp
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at
-from weir.ir.upstream import Operation
+from weir.ir.upstream import IntegerAttr, Operation
 
 if TYPE_CHECKING:
     from weir.compiler.targets.reference.translate import EntryTranslator
@@ -43,7 +43,10 @@ def translate_ext(tr: EntryTranslator, op: Operation) -> bool:
     if isinstance(op, ext.Sort | ext.Scan):
         body, yields = _region_body(tr, op)
         if isinstance(op, ext.Sort):
-            node: k.KernelOp = k.Sort(tuple(v(x) for x in op.outputs), op.dim(), body, yields)
+            prefix = op.attributes.get(ext.SORTED_PREFIX)
+            node: k.KernelOp = k.Sort(tuple(v(x) for x in op.outputs), op.dim(), body, yields,
+                                      prefix.value.data if isinstance(prefix, IntegerAttr)
+                                      else None)
         else:
             assert op.inclusive is not None
             node = k.Scan(v(op.inputs[0]), v(op.outputs[0]), v(op.outputs[1]), op.dim(),

@@ -1,0 +1,20 @@
+"""Phase `global-optimization`: whole-program rewrites of tensor values before dispatches form:
+work that is the same on every call is done once, here, at compile time."""
+
+from __future__ import annotations
+
+from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
+from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
+from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
+from weir.compiler.global_opt.verify import verify_global_optimization
+from weir.compiler.pass_base import Pass
+
+PASSES: tuple[Pass, ...] = (
+    # Weights stated as transpose(W) (linear layers) stored transposed: no per-call copy.
+    FoldConstantTransposes(),
+    # A batch of products with one broadcast weight matrix as one matmul: no broadcast copy.
+    BatchMatmulToMatmul(),
+    # A sort read only through its first k elements (top-k) may select them instead of sorting.
+    LimitSortsToPrefixes(),
+)
+VERIFY = verify_global_optimization
