@@ -64,7 +64,7 @@ from xdsl.ir.affine import (
     AffineExpr,
     AffineMap,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 __all__ = [
     "AffineBinaryOpExpr",
@@ -101,6 +101,7 @@ __all__ = [
     "FunctionType",
     "IndexType",
     "InsertPoint",
+    "Rewriter",
     "IntegerAttr",
     "IntegerType",
     "linalg",

@@ -38,7 +38,7 @@ from weir.dialects import flow, iree_linalg_ext, linalg_ext
 from weir.dialects.iree_linalg_ext_map import MapOp
 from weir.ir.upstream import (
     AffineConstantExpr,
-    BFloat16Type,
+    AnyFloat,
     AffineDimExpr,
     AffineMap,
     Block,
@@ -46,9 +46,6 @@ from weir.ir.upstream import (
     ConstantOp,
     DenseIntOrFPElementsAttr,
     EmptyOp,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     func,
     IndexType,
     IntegerType,
@@ -68,7 +65,12 @@ from weir.ir.upstream import (
 # read back; a recurrence's whole history (an LSTM's cell state, step after step) does not.
 RECOMPUTE_LIMIT = 16
 
-_SCALAR_TYPES = (IndexType, IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)
+_SCALAR_TYPES = (IndexType, IntegerType, AnyFloat)
+# Scalar ops of constants that every target computes in a dispatch: casts and the integer
+# arithmetic of sizes (compound ops such as ceildivui stay on the host, which expands them).
+_CLONEABLE_SCALAR_OPS = frozenset(f"arith.{name}" for name in (
+    "index_cast", "index_castui", "bitcast", "extsi", "extui", "trunci", "sitofp", "uitofp",
+    "fptosi", "fptoui", "extf", "truncf", "addi", "subi", "muli"))
 
 ROOT_OPS: tuple[type[Operation], ...] = (
     linalg.GenericOp, linalg.FillOp, linalg.MatmulOp, linalg.TransposeOp, linalg.BroadcastOp,
@@ -208,7 +210,7 @@ def _is_cloneable(op: Operation) -> bool:
             # xDSL's is_splat indexes the first value: a zero-element constant is no splat.
             return len(value) > 0 and value.is_splat()
         return not isinstance(op.result.type, TensorType)
-    if op.name.startswith("arith.") and not op.regions and op.results and \
+    if op.name in _CLONEABLE_SCALAR_OPS and \
             all(isinstance(r.type, _SCALAR_TYPES) for r in op.results):
         return all(isinstance(o.owner, Operation) and _is_cloneable(o.owner)
                    for o in op.operands)

@@ -15,9 +15,9 @@ from weir.ir.upstream import (
     func,
     FunctionType,
     ModuleOp,
+    Rewriter,
     TensorType,
 )
-from xdsl.rewriter import Rewriter
 
 
 def _plain(t: Attribute) -> Attribute:
