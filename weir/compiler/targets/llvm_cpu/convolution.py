@@ -26,6 +26,11 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     gemm,
     in_memory,
 )
+from weir.compiler.targets.llvm_cpu.conv_kernel import (
+    ConvGeometry,
+    DirectConv,
+    direct_conv_applies,
+)
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.format import reference_kernel as k
@@ -71,9 +76,19 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     out_h, out_w = od["H"], od["W"]
     (sh, sw), (dh, dw) = op.strides, op.dilations
     acc = accumulator(kv.dtype[x], kv.dtype[w], kv.dtype[out])
-    xm = in_memory(low, b, x) if in_layout == "NHWC" else None
-    wm = _in_order(low, b, w, op.filter_layout, "HWCF")
     shape = dict(zip(out_layout, kv.shape[out]))
+    xs = dict(zip(in_layout, kv.shape[x]))
+    ws = dict(zip(op.filter_layout, kv.shape[w]))
+    direct = None
+    if direct_conv_applies((kv.dtype[x], kv.dtype[w], acc),
+                           [xs["C"], xs["W"], ws["H"], ws["W"], ws["F"], shape["W"]]):
+        direct = DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
+            xs["C"], ws["F"], ws["H"], ws["W"], shape["W"], op.strides[1], op.dilations[1]))
+    xm = in_memory(low, b, x) if in_layout == "NHWC" else None
+    if direct is None:
+        wm = _in_order(low, b, w, op.filter_layout, "HWCF")
+    else:
+        panel = direct.pack_filter(b, w, op.filter_layout)
     extent: k.Dim = 1
     tile = 1
     lo, hi = I64(0), b.mul(od["N"], out_h)
@@ -92,25 +107,12 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                                          (I64(0), feats), acc)
         else:
             c = _row_accumulator(low, rb, init, out_layout, bn, oh, out_w, feats, acc)
-        line = None if xm is not None else low.scratch_memory(rb, kv.dtype[x], [xd["W"], chans])
-
-        def tap_row(hb: ir.IRBuilder, kh: ir.Value) -> None:
-            ih = hb.add(hb.mul(oh, I64(sh)), hb.mul(kh, I64(dh)))
-            if line is not None:
-                _copy_input_row(low, hb, x, in_layout, bn, ih, xd["W"], chans, line)
-
-            def tap(tb: ir.IRBuilder, kw: ir.Value) -> None:
-                iw = tb.mul(kw, I64(dw))
-                if xm is not None:
-                    start = xm.address(tb, [bn, ih, iw, I64(0)])
-                else:
-                    assert line is not None
-                    start = line.address(tb, [iw, I64(0)])
-                a = Strided(start, tb.mul(chans, I64(sw)), kv.dtype[x])
-                f = Strided(wm.address(tb, [kh, kw, I64(0), I64(0)]), feats, wm.dtype)
-                gemm(low, tb, out_w, feats, chans, a, f, c)
-            for_range(hb, I64(0), kw_n, tap, "kw")
-        for_range(rb, I64(0), kh_n, tap_row, "kh")
+        if direct is not None:
+            row0, tap_stride = _input_rows(low, rb, x, xm, in_layout, bn, oh, op, xd, kh_n)
+            direct.call(rb, row0, tap_stride, panel, c.ptr, c.ld)
+        else:
+            _tap_gemms(low, rb, x, xm, wm, in_layout, bn, oh, op, xd, kh_n, kw_n, out_w,
+                       feats, c)
         if out_layout == "NHWF":
             if scratch:
                 copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
@@ -121,6 +123,58 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         finish_block(low, rb, n, [spans.get(d, (I64(0), feats)) for d in out_layout])
     for_range(b, lo, hi, lambda rb, r: low.scoped(rb, lambda: row(rb, r)), "row")
     return extent, tile
+
+
+def _tap_gemms(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+               wm: Memory, layout: str, bn: ir.Value, oh: ir.Value, op: k.Conv2D,
+               xd: dict[str, ir.Value], kh_n: ir.Value, kw_n: ir.Value, out_w: ir.Value,
+               feats: ir.Value, c: Strided) -> None:
+    """c += output row (bn, oh) as one GEMM call per window tap: the general path, for any
+    element types and dynamic sizes."""
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    chans = xd["C"]
+    dtype = low.kv.dtype[x]
+    line = None if xm is not None else low.scratch_memory(b, dtype, [xd["W"], chans])
+
+    def tap_row(hb: ir.IRBuilder, kh: ir.Value) -> None:
+        ih = hb.add(hb.mul(oh, I64(sh)), hb.mul(kh, I64(dh)))
+        if line is not None:
+            _copy_input_row(low, hb, x, layout, bn, ih, xd["W"], chans, line)
+
+        def tap(tb: ir.IRBuilder, kw: ir.Value) -> None:
+            iw = tb.mul(kw, I64(dw))
+            if xm is not None:
+                start = xm.address(tb, [bn, ih, iw, I64(0)])
+            else:
+                assert line is not None
+                start = line.address(tb, [iw, I64(0)])
+            a = Strided(start, tb.mul(chans, I64(sw)), dtype)
+            f = Strided(wm.address(tb, [kh, kw, I64(0), I64(0)]), feats, wm.dtype)
+            gemm(low, tb, out_w, feats, chans, a, f, c)
+        for_range(hb, I64(0), kw_n, tap, "kw")
+    for_range(b, I64(0), kh_n, tap_row, "kh")
+
+
+def _input_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+                layout: str, bn: ir.Value, oh: ir.Value, op: k.Conv2D,
+                xd: dict[str, ir.Value], kh_n: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """The input rows output row (bn, oh) reads, as the direct kernel takes them: the first
+    row's W x C pointer and the distance between taps' rows. NHWC memory is read in place;
+    another layout has its KH rows copied to W x C scratch."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Memory
+    (sh, _), (dh, _) = op.strides, op.dilations
+    ih0 = b.mul(oh, I64(sh))
+    row_elements = b.mul(xd["W"], xd["C"])
+    if xm is not None:
+        return xm.address(b, [bn, ih0, I64(0), I64(0)]), b.mul(row_elements, I64(dh))
+    lines = low.scratch_memory(b, low.kv.dtype[x], [kh_n, xd["W"], xd["C"]])
+
+    def copy(hb: ir.IRBuilder, kh: ir.Value) -> None:
+        ih = hb.add(ih0, hb.mul(kh, I64(dh)))
+        line = Memory(lines.address(hb, [kh, I64(0), I64(0)]), lines.dtype, lines.dims[1:])
+        _copy_input_row(low, hb, x, layout, bn, ih, xd["W"], xd["C"], line)
+    for_range(b, I64(0), kh_n, copy, "kh")
+    return lines.ptr, row_elements
 
 
 def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str,
