@@ -89,6 +89,16 @@ class DirectConv:
         self.fn = self._row_function(name)
 
     @property
+    def taps_per_chunk(self) -> int:
+        """Window taps whose filter panel (C x nr per tap) fits in half of a 32 KiB L1 along
+        with the input rows the tiles sweep: all the tiles of a row run over one chunk of taps
+        before the next, so the panel is read from L1, not streamed from L2 once per tile. C
+        is stored and reloaded between chunks, which keeps the sum in (kh, kw, c) order."""
+        taps = self.g.kh * self.g.kw
+        most = max(1, (16 * 1024) // (self.g.chans * self.blk.nr * 4))
+        return -(-taps // -(-taps // most))  # as even as chunks of at most `most` go
+
+    @property
     def panel_elements(self) -> int:
         return self.taps * (self.full_blocks * self.blk.nr + self.rest_vectors * self.blk.lanes)
 
@@ -157,17 +167,25 @@ class DirectConv:
         slots = [b.alloca(ir.VectorType(_F32, blk.lanes)) for _ in range(blk.mr * blk.vectors)]
         whole, left = divmod(g.out_w, blk.mr)
 
+        per_chunk = self.taps_per_chunk
+        chunks, last = divmod(g.kh * g.kw, per_chunk)
+
         def blocks(bb: ir.IRBuilder, vectors: int, valid: int, block: ir.Value) -> None:
             weights = bb.gep(panel, [bb.mul(block, I64(self.taps * blk.nr))], inbounds=True)
             cols = bb.mul(block, I64(blk.nr))
 
-            def tiles(tb: ir.IRBuilder, t: ir.Value) -> None:
-                self._tile(tb, blk.mr, vectors, valid, x, tap_stride, weights,
-                           tb.mul(t, I64(blk.mr)), c, ldc, cols, slots)
-            for_range(bb, I64(0), I64(whole), tiles, "ow")
-            if left:
-                self._tile(bb, left, vectors, valid, x, tap_stride, weights,
-                           I64(whole * blk.mr), c, ldc, cols, slots)
+            def chunk(cb: ir.IRBuilder, tap0: ir.Value, count: int) -> None:
+                def tiles(tb: ir.IRBuilder, t: ir.Value) -> None:
+                    self._tile(tb, blk.mr, vectors, valid, x, tap_stride, weights,
+                               tb.mul(t, I64(blk.mr)), c, ldc, cols, slots, tap0, count)
+                for_range(cb, I64(0), I64(whole), tiles, "ow")
+                if left:
+                    self._tile(cb, left, vectors, valid, x, tap_stride, weights,
+                               I64(whole * blk.mr), c, ldc, cols, slots, tap0, count)
+            for_range(bb, I64(0), I64(chunks),
+                      lambda cb, i: chunk(cb, cb.mul(i, I64(per_chunk)), per_chunk), "chunk")
+            if last:
+                chunk(bb, I64(chunks * per_chunk), last)
 
         for_range(b, I64(0), I64(self.full_blocks),
                   lambda bb, fb: blocks(bb, blk.vectors, blk.nr, fb), "fb")
@@ -178,9 +196,11 @@ class DirectConv:
 
     def _tile(self, b: ir.IRBuilder, rows: int, vectors: int, valid: int, x: ir.Value,
               tap_stride: ir.Value, weights: ir.Value, ow0: ir.Value, c: ir.Value,
-              ldc: ir.Value, col0: ir.Value, slots: list[ir.Value]) -> None:
+              ldc: ir.Value, col0: ir.Value, slots: list[ir.Value], tap0: ir.Value,
+              taps: int) -> None:
         """Output pixels ow0 .. ow0+rows-1, channels col0 .. col0+valid-1 (in `vectors`
-        vectors; the filter panel at `weights` is vectors*lanes wide)."""
+        vectors; the filter panel at `weights` is vectors*lanes wide), window taps tap0 ..
+        tap0+taps-1 (numbered kh * KW + kw)."""
         g, lanes = self.g, self.blk.lanes
         width = vectors * lanes
         vtype = ir.VectorType(_F32, lanes)
@@ -191,12 +211,12 @@ class DirectConv:
                 b.store(self._load_c(b, c_rows[i], j, valid), slots[i * vectors + j])
         pixel0 = b.mul(ow0, I64(g.sw * g.chans))
 
-        def tap(tb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-            kh, kw = idx
+        def tap(tb: ir.IRBuilder, t: ir.Value) -> None:
+            kh, kw = tb.udiv(t, I64(g.kw)), tb.urem(t, I64(g.kw))
             row = tb.gep(x, [tb.add(tb.mul(kh, tap_stride),
                                     tb.add(pixel0, tb.mul(kw, I64(g.dw * g.chans))))],
                          inbounds=True)
-            depth0 = tb.mul(tb.add(tb.mul(kh, I64(g.kw)), kw), I64(g.chans))
+            depth0 = tb.mul(t, I64(g.chans))
 
             def step(sb: ir.IRBuilder, ci: ir.Value) -> None:
                 line = sb.gep(weights, [sb.mul(sb.add(depth0, ci), I64(width))], inbounds=True)
@@ -210,7 +230,7 @@ class DirectConv:
                         slot = slots[i * vectors + j]
                         sb.store(_fmuladd(sb, a, ws[j], sb.load(slot)), slot)
             for_range(tb, I64(0), I64(g.chans), step, "ci")
-        for_nest(b, [(I64(0), I64(g.kh)), (I64(0), I64(g.kw))], tap, "tap")
+        for_range(b, tap0, b.add(tap0, I64(taps)), tap, "tap")
         for i in range(rows):
             for j in range(vectors):
                 self._store_c(b, b.load(slots[i * vectors + j]), c_rows[i], j, valid)

@@ -1,0 +1,153 @@
+"""The llvm-cpu direct convolution microkernel (static f32 convolutions) at its edges, on every
+host target (the `run` fixture), against numpy: output widths that are not a multiple of the
+register tile's pixels, channel counts that are not a multiple of the vector width (filter
+blocks with a partial last block), input channels deep enough to split the window into several
+chunks of taps, strides, dilations, 1x1 filters, the exporters' zero padding (tensor.pad), the
+exporters' NCHW/FCHW layout, an init that is accumulated into, a producer fused into the input,
+and the narrower vectors of the generic x86-64 CPU."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import sliding_window_view
+
+import weir.api as weir
+
+Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
+Pair = tuple[int, int]
+RNG = np.random.default_rng(5)
+
+
+def tensor(shape: tuple[int, ...]) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def out_size(size: int, k: int, stride: int, dilation: int) -> int:
+    return (size - dilation * (k - 1) - 1) // stride + 1
+
+
+def reference(x: np.ndarray, w: np.ndarray, init: np.ndarray, strides: Pair,
+              dilations: Pair) -> np.ndarray:
+    """NHWC input, HWCF filter, computed in f64."""
+    span = tuple(d * (k - 1) + 1 for k, d in zip(w.shape[:2], dilations))
+    views = sliding_window_view(x.astype(np.float64), span, axis=(1, 2))
+    patches = views[:, ::strides[0], ::strides[1], :, ::dilations[0], ::dilations[1]]
+    return init + np.einsum("nhwcij,ijcf->nhwf", patches, w.astype(np.float64))
+
+
+def attrs(strides: Pair, dilations: Pair) -> str:
+    return (f"{{dilations = dense<[{dilations[0]}, {dilations[1]}]> : tensor<2xi64>, "
+            f"strides = dense<[{strides[0]}, {strides[1]}]> : tensor<2xi64>}}")
+
+
+def nhwc_program(xs: tuple[int, ...], ws: tuple[int, ...], os: tuple[int, ...], strides: Pair,
+                 dilations: Pair) -> str:
+    """@f(%x, %w, %init): init + the convolution (the destination accumulated into)."""
+    return f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}, %init: {tensor(os)}) -> {tensor(os)} {{
+      %0 = linalg.conv_2d_nhwc_hwcf {attrs(strides, dilations)} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+
+
+def check(got: object, expected: np.ndarray) -> None:
+    got = np.asarray(got)
+    assert got.shape == expected.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
+
+
+CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
+    (1, (9, 15), 8, (3, 3), 16, (1, 1), (1, 1)),    # width 13: two tiles and a ragged one
+    (2, (8, 9), 3, (3, 3), 5, (1, 1), (1, 1)),      # F below one vector, C odd
+    (1, (7, 12), 5, (3, 2), 27, (1, 1), (1, 1)),    # one whole block, a partial one of 2 vectors
+    (1, (6, 10), 7, (2, 3), 40, (1, 1), (1, 1)),    # two whole blocks, a partial one of 1 vector
+    (2, (11, 13), 4, (3, 3), 9, (2, 2), (1, 1)),    # stride 2
+    (1, (12, 14), 6, (3, 3), 12, (1, 1), (2, 2)),   # dilation 2
+    (1, (13, 12), 3, (3, 2), 10, (2, 1), (1, 2)),   # mixed strides and dilations
+    (1, (7, 9), 24, (1, 1), 33, (1, 1), (1, 1)),    # 1x1
+    (1, (6, 8), 17, (1, 1), 8, (2, 3), (1, 1)),     # 1x1 with strides
+    (1, (7, 9), 100, (3, 3), 20, (1, 1), (1, 1)),   # AVX2: 2 taps a chunk, a last one of 1
+    (1, (5, 8), 300, (3, 3), 16, (1, 1), (1, 1)),   # a tap's panel alone exceeds a chunk
+]
+IDS = ["ragged-width", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
+       "dilation2", "mixed", "1x1", "1x1-strided", "chunks", "deep-c"]
+
+
+@pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)
+def test_direct_conv_nhwc_hwcf(run: Runner, n: int, hw: Pair, c: int, khw: Pair, f: int,
+                               strides: Pair, dilations: Pair) -> None:
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, *hw, c), (*khw, c, f), (n, oh, ow, f)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    src = nhwc_program(xs, ws, os, strides, dilations)
+    check(run(src, "f", x, w, init), reference(x, w, init, strides, dilations))
+
+
+def test_direct_conv_nchw_fchw_with_exporters_padding(run: Runner) -> None:
+    """What torch and ONNX exporters write: tensor.pad of an NCHW input, conv_2d_nchw_fchw into
+    a zero fill, stride 2 (a ResNet stem), sizes odd everywhere."""
+    xs, ws, ps, os = (1, 5, 11, 13), (9, 5, 3, 3), (1, 5, 13, 15), (1, 9, 6, 7)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}) -> {tensor(os)} {{
+      %zero = arith.constant 0.0 : f32
+      %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+      ^bb0(%a: index, %b: index, %c: index, %d: index):
+        tensor.yield %zero : f32
+      }} : {tensor(xs)} to {tensor(ps)}
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %0 = linalg.conv_2d_nchw_fchw {attrs((2, 2), (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).transpose(0, 2, 3, 1)
+    expected = reference(padded, w.transpose(2, 3, 1, 0), np.zeros((1, 6, 7, 9)), (2, 2), (1, 1))
+    check(run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
+
+
+def test_direct_conv_reads_a_fused_producer_and_feeds_an_epilogue(run: Runner) -> None:
+    """An elementwise producer of the input (materialised once per workgroup range) and a ReLU
+    after the convolution in the same dispatch."""
+    xs, ws, os = (1, 8, 10, 6), (3, 3, 6, 20), (1, 6, 8, 20)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}) -> {tensor(os)} {{
+      %zero = arith.constant 0.0 : f32
+      %e0 = tensor.empty() : {tensor(xs)}
+      %t = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%x : {tensor(xs)}) outs(%e0 : {tensor(xs)}) {{
+      ^bb0(%in: f32, %out: f32):
+        %s = arith.mulf %in, %in : f32
+        linalg.yield %s : f32
+      }} -> {tensor(xs)}
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %c = linalg.conv_2d_nhwc_hwcf ins(%t, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      %r = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%c : {tensor(os)}) outs(%e : {tensor(os)}) {{
+      ^bb0(%in: f32, %out: f32):
+        %m = arith.maximumf %in, %zero : f32
+        linalg.yield %m : f32
+      }} -> {tensor(os)}
+      return %r : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    expected = np.maximum(reference(x * x, w, np.zeros(os), (1, 1), (1, 1)), 0.0)
+    check(run(src, "f", x, w), expected)
+
+
+@pytest.mark.parametrize("driver", ["local-sync", "local-task"])
+def test_direct_conv_on_the_generic_x86_64_cpu(driver: str) -> None:
+    """4-lane vectors (SSE2): other tile and block widths than the host's."""
+    xs, ws, os = (2, 9, 14, 7), (3, 3, 7, 13), (2, 7, 12, 13)
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",), llvmcpu_target_cpu="x86-64")
+    module = weir.compile_string(nhwc_program(xs, ws, os, (1, 1), (1, 1)), "conv.mlir", options)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    got = weir.load([module], device=driver).lookup_function("f")(x, w, init)
+    check(got, reference(x, w, init, (1, 1), (1, 1)))
