@@ -151,3 +151,68 @@ def test_direct_conv_on_the_generic_x86_64_cpu(driver: str) -> None:
     init = RNG.standard_normal(os).astype(np.float32)
     got = weir.load([module], device=driver).lookup_function("f")(x, w, init)
     check(got, reference(x, w, init, (1, 1), (1, 1)))
+
+
+DEPTHWISE = [  # n, (h, w), c, (kh, kw), strides, dilations
+    (2, (7, 9), 13, (3, 3), (1, 1), (1, 1)),   # a vector of channels (or width) and a ragged rest
+    (1, (9, 21), 32, (3, 3), (2, 2), (1, 1)),  # whole vectors only on AVX2; stride 2
+    (1, (11, 12), 5, (3, 2), (1, 2), (2, 1)),  # fewer channels than a vector; dilations
+    (1, (6, 19), 20, (1, 1), (1, 1), (1, 1)),  # 1x1
+]
+DEPTHWISE_IDS = ["ragged", "stride2", "dilation", "1x1"]
+
+
+def depthwise_program(op: str, xs: tuple[int, ...], ws: tuple[int, ...], os: tuple[int, ...],
+                      strides: Pair, dilations: Pair) -> str:
+    """@f(%x, %w, %init): `op` into init, then clamped to [0, 6] (MobileNet's ReLU6) in the
+    same dispatch."""
+    return f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}, %init: {tensor(os)}) -> {tensor(os)} {{
+      %zero = arith.constant 0.0 : f32
+      %six = arith.constant 6.0 : f32
+      %0 = linalg.{op} {attrs(strides, dilations)} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      %e = tensor.empty() : {tensor(os)}
+      %r = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%0 : {tensor(os)}) outs(%e : {tensor(os)}) {{
+      ^bb0(%in: f32, %out: f32):
+        %lo = arith.maximumf %in, %zero : f32
+        %hi = arith.minimumf %lo, %six : f32
+        linalg.yield %hi : f32
+      }} -> {tensor(os)}
+      return %r : {tensor(os)}
+    }}"""
+
+
+def depthwise_reference(x: np.ndarray, w: np.ndarray, init: np.ndarray, strides: Pair,
+                        dilations: Pair) -> np.ndarray:
+    """NHWC input, HWC filter, clamped to [0, 6]."""
+    span = tuple(d * (k - 1) + 1 for k, d in zip(w.shape[:2], dilations))
+    views = sliding_window_view(x.astype(np.float64), span, axis=(1, 2))
+    patches = views[:, ::strides[0], ::strides[1], :, ::dilations[0], ::dilations[1]]
+    return np.clip(init + np.einsum("nhwcij,ijc->nhwc", patches, w.astype(np.float64)), 0, 6)
+
+
+@pytest.mark.parametrize("n, hw, c, khw, strides, dilations", DEPTHWISE, ids=DEPTHWISE_IDS)
+def test_vector_depthwise_nhwc_hwc(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
+                                   strides: Pair, dilations: Pair) -> None:
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, *hw, c), (*khw, c), (n, oh, ow, c)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    src = depthwise_program("depthwise_conv_2d_nhwc_hwc", xs, ws, os, strides, dilations)
+    check(run(src, "f", x, w, init), depthwise_reference(x, w, init, strides, dilations))
+
+
+@pytest.mark.parametrize("n, hw, c, khw, strides, dilations", DEPTHWISE, ids=DEPTHWISE_IDS)
+def test_vector_depthwise_nchw_chw(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
+                                   strides: Pair, dilations: Pair) -> None:
+    """Vectors along the output width: widths below, at and past a vector; stride 2 gathers."""
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, c, *hw), (c, *khw), (n, c, oh, ow)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    src = depthwise_program("depthwise_conv_2d_nchw_chw", xs, ws, os, strides, dilations)
+    expected = depthwise_reference(x.transpose(0, 2, 3, 1), w.transpose(1, 2, 0),
+                                   init.transpose(0, 2, 3, 1), strides, dilations)
+    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))

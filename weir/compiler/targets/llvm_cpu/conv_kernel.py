@@ -225,10 +225,10 @@ class DirectConv:
                       for j in range(vectors)]
                 for i in range(rows):
                     at = sb.gep(row, [sb.add(ci, I64(i * g.sw * g.chans))], inbounds=True)
-                    a = _splat(sb, sb.load(at, align=4), lanes)
+                    a = splat(sb, sb.load(at, align=4), lanes)
                     for j in range(vectors):
                         slot = slots[i * vectors + j]
-                        sb.store(_fmuladd(sb, a, ws[j], sb.load(slot)), slot)
+                        sb.store(fmuladd(sb, a, ws[j], sb.load(slot)), slot)
             for_range(tb, I64(0), I64(g.chans), step, "ci")
         for_range(b, tap0, b.add(tap0, I64(taps)), tap, "tap")
         for i in range(rows):
@@ -261,20 +261,22 @@ class DirectConv:
                     b.gep(at, [I64(lane)], inbounds=True), align=4)
 
 
-def _splat(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:
+def splat(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:
+    """`value` in every lane of a vector (a vector broadcast from memory once LLVM sees the
+    load); `value` itself for one lane."""
+    if lanes == 1:
+        return value
     undef = ir.Constant(ir.VectorType(value.type, lanes), ir.Undefined)
     first = b.insert_element(undef, value, ir.Constant(_I32, 0))
     return b.shuffle_vector(first, undef, ir.Constant(ir.VectorType(_I32, lanes), [0] * lanes))
 
 
-def _fmuladd(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
-    """fmuladd rather than fma: it fuses where the CPU has FMA and stays a multiply and an add,
-    rather than a libm call, where it has not."""
-    module = b.module
-    lanes = x.type.count
-    name = f"llvm.fmuladd.v{lanes}f32"
-    fn = module.globals.get(name)
+def fmuladd(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
+    """x * y + z of f32 scalars or vectors. fmuladd rather than fma: it fuses where the CPU has
+    FMA and stays a multiply and an add, rather than a libm call, where it has not."""
+    vector = isinstance(x.type, ir.VectorType)
+    name = f"llvm.fmuladd.v{x.type.count}f32" if vector else "llvm.fmuladd.f32"
+    fn = b.module.globals.get(name)
     if not isinstance(fn, ir.Function):
-        vtype = ir.VectorType(_F32, lanes)
-        fn = ir.Function(module, ir.FunctionType(vtype, [vtype] * 3), name)
+        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type] * 3), name)
     return b.call(fn, [x, y, z])

@@ -31,6 +31,10 @@ from weir.compiler.targets.llvm_cpu.conv_kernel import (
     DirectConv,
     direct_conv_applies,
 )
+from weir.compiler.targets.llvm_cpu.depthwise import (
+    lower_vector_depthwise,
+    vector_depthwise_applies,
+)
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.format import reference_kernel as k
@@ -64,6 +68,8 @@ def _in_order(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, layout: str,
 def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                partitioned: bool) -> tuple[k.Dim, int]:
     if op.depthwise:
+        if vector_depthwise_applies(low, op, n):
+            return lower_vector_depthwise(low, b, n, op, partitioned)
         return _lower_depthwise(low, b, n, op, partitioned)
     kv = low.kv
     x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
@@ -72,18 +78,11 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     xd = dict(zip(in_layout, low.dims(x)))
     wd = dict(zip(op.filter_layout, low.dims(w)))
     od = dict(zip(out_layout, low.dims(out)))
-    chans, kh_n, kw_n, feats = xd["C"], wd["H"], wd["W"], wd["F"]
+    kh_n, kw_n, feats = wd["H"], wd["W"], wd["F"]
     out_h, out_w = od["H"], od["W"]
-    (sh, sw), (dh, dw) = op.strides, op.dilations
     acc = accumulator(kv.dtype[x], kv.dtype[w], kv.dtype[out])
     shape = dict(zip(out_layout, kv.shape[out]))
-    xs = dict(zip(in_layout, kv.shape[x]))
-    ws = dict(zip(op.filter_layout, kv.shape[w]))
-    direct = None
-    if direct_conv_applies((kv.dtype[x], kv.dtype[w], acc),
-                           [xs["C"], xs["W"], ws["H"], ws["W"], ws["F"], shape["W"]]):
-        direct = DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
-            xs["C"], ws["F"], ws["H"], ws["W"], shape["W"], op.strides[1], op.dilations[1]))
+    direct = _direct_kernel(low, n, op, acc)
     xm = in_memory(low, b, x) if in_layout == "NHWC" else None
     if direct is None:
         wm = _in_order(low, b, w, op.filter_layout, "HWCF")
@@ -123,6 +122,21 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         finish_block(low, rb, n, [spans.get(d, (I64(0), feats)) for d in out_layout])
     for_range(b, lo, hi, lambda rb, r: low.scoped(rb, lambda: row(rb, r)), "row")
     return extent, tile
+
+
+def _direct_kernel(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> DirectConv | None:
+    """The direct microkernel for this convolution when it covers its types and sizes."""
+    kv = low.kv
+    x, w = kv.ref(op.input), kv.ref(op.filter)
+    xs = dict(zip(op.input_layout, kv.shape[x]))
+    ws = dict(zip(op.filter_layout, kv.shape[w]))
+    out_w = dict(zip(op.output_layout, kv.shape[(n, 0)]))["W"]
+    sizes = (xs["C"], ws["F"], ws["H"], ws["W"], out_w, xs["W"])
+    if not direct_conv_applies((kv.dtype[x], kv.dtype[w], acc), list(sizes)):
+        return None
+    chans, feats, kh, kw, width, _ = (int(d) for d in sizes)
+    return DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
+        chans, feats, kh, kw, width, op.strides[1], op.dilations[1]))
 
 
 def _tap_gemms(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
