@@ -111,6 +111,25 @@ def test_direct_conv_nchw_fchw_with_exporters_padding(run: Runner) -> None:
     check(run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
 
 
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2)], ids=["unit", "stride2"])
+def test_direct_conv_nchw_batch_split_across_workgroups(run: Runner, strides: Pair) -> None:
+    """Three images of 7 output rows, 3 rows a workgroup: on local-task the ranges start and
+    end inside images, and each converts only the NCHW input rows its output rows read."""
+    hw = (9 + 6 * (strides[0] - 1), 12 + 9 * (strides[1] - 1))
+    xs, ws, os = (3, 8, *hw), (16, 8, 3, 3), (3, 16, 7, 10)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}, %init: {tensor(os)}) -> {tensor(os)} {{
+      %0 = linalg.conv_2d_nchw_fchw {attrs(strides, (1, 1))} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                         init.transpose(0, 2, 3, 1), strides, (1, 1))
+    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
+
+
 def test_direct_conv_reads_a_fused_producer_and_feeds_an_epilogue(run: Runner) -> None:
     """An elementwise producer of the input (materialised once per workgroup range) and a ReLU
     after the convolution in the same dispatch."""

@@ -36,7 +36,7 @@ from weir.compiler.targets.llvm_cpu.depthwise import (
     vector_depthwise_applies,
 )
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.format import reference_kernel as k
 
 if TYPE_CHECKING:
@@ -99,6 +99,9 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         _, extent, tile = low.grid((rows,), per_row)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
 
+    if direct is not None:
+        rows_at = _input_rows(low, b, x, xm, in_layout, (lo, hi), op, xd, od, kh_n)
+
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
         bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
         if out_layout == "NHWF":
@@ -107,7 +110,7 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         else:
             c = _row_accumulator(low, rb, init, out_layout, bn, oh, out_w, feats, acc)
         if direct is not None:
-            row0, tap_stride = _input_rows(low, rb, x, xm, in_layout, bn, oh, op, xd, kh_n)
+            row0, tap_stride = rows_at(rb, bn, oh)
             direct.call(rb, row0, tap_stride, panel, c.ptr, c.ld)
         else:
             _tap_gemms(low, rb, x, xm, wm, in_layout, bn, oh, op, xd, kh_n, kw_n, out_w,
@@ -169,26 +172,55 @@ def _tap_gemms(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | No
     for_range(b, I64(0), kh_n, tap_row, "kh")
 
 
+RowsAt = Callable[[ir.IRBuilder, ir.Value, ir.Value], tuple[ir.Value, ir.Value]]
+
+
 def _input_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
-                layout: str, bn: ir.Value, oh: ir.Value, op: k.Conv2D,
-                xd: dict[str, ir.Value], kh_n: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """The input rows output row (bn, oh) reads, as the direct kernel takes them: the first
-    row's W x C pointer and the distance between taps' rows. NHWC memory is read in place;
-    another layout has its KH rows copied to W x C scratch."""
+                layout: str, rows: tuple[ir.Value, ir.Value], op: k.Conv2D,
+                xd: dict[str, ir.Value], od: dict[str, ir.Value], kh_n: ir.Value) -> RowsAt:
+    """Where the direct kernel finds the input rows of output row (bn, oh): the first row's
+    W x C pointer and the distance between taps' rows. NHWC memory is read in place. Another
+    layout is first brought to NHWC scratch, once per workgroup range and only for the input
+    rows its output rows [lo, hi) read, so no row is converted once per tap."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Memory
     (sh, _), (dh, _) = op.strides, op.dilations
-    ih0 = b.mul(oh, I64(sh))
     row_elements = b.mul(xd["W"], xd["C"])
     if xm is not None:
-        return xm.address(b, [bn, ih0, I64(0), I64(0)]), b.mul(row_elements, I64(dh))
-    lines = low.scratch_memory(b, low.kv.dtype[x], [kh_n, xd["W"], xd["C"]])
+        memory = xm
 
-    def copy(hb: ir.IRBuilder, kh: ir.Value) -> None:
-        ih = hb.add(ih0, hb.mul(kh, I64(dh)))
-        line = Memory(lines.address(hb, [kh, I64(0), I64(0)]), lines.dtype, lines.dims[1:])
-        _copy_input_row(low, hb, x, layout, bn, ih, xd["W"], xd["C"], line)
-    for_range(b, I64(0), kh_n, copy, "kh")
-    return lines.ptr, row_elements
+        def in_place(rb: ir.IRBuilder, bn: ir.Value, oh: ir.Value) -> tuple[ir.Value, ir.Value]:
+            start = memory.address(rb, [bn, rb.mul(oh, I64(sh)), I64(0), I64(0)])
+            return start, rb.mul(row_elements, I64(dh))
+        return in_place
+    lo, hi = rows
+    out_h = od["H"]
+    first = b.sdiv(lo, out_h)
+    count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
+    count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
+    slab = low.scratch_memory(b, low.kv.dtype[x], [count, xd["H"], xd["W"], xd["C"]])
+
+    def image(ib: ir.IRBuilder, i: ir.Value) -> None:
+        bn = ib.add(first, i)
+        base = ib.mul(bn, out_h)
+        oh_lo = ib.sub(lo, base)
+        oh_lo = ib.select(ib.icmp_signed("<", oh_lo, I64(0)), I64(0), oh_lo)
+        oh_hi = smin(ib, ib.sub(hi, base), out_h)
+        ih_lo = ib.mul(oh_lo, I64(sh))
+        reach = ib.add(ib.mul(ib.sub(oh_hi, I64(1)), I64(sh)),
+                       ib.add(ib.mul(ib.sub(kh_n, I64(1)), I64(dh)), I64(1)))
+        ih_hi = smin(ib, reach, xd["H"])
+
+        def convert(hb: ir.IRBuilder, ih: ir.Value) -> None:
+            line = Memory(slab.address(hb, [i, ih, I64(0), I64(0)]), slab.dtype,
+                          [xd["W"], xd["C"]])
+            _copy_input_row(low, hb, x, layout, bn, ih, xd["W"], xd["C"], line)
+        for_range(ib, ih_lo, ih_hi, convert, "ih")
+    for_range(b, I64(0), count, image, "image")
+
+    def converted(rb: ir.IRBuilder, bn: ir.Value, oh: ir.Value) -> tuple[ir.Value, ir.Value]:
+        start = slab.address(rb, [rb.sub(bn, first), rb.mul(oh, I64(sh)), I64(0), I64(0)])
+        return start, rb.mul(row_elements, I64(dh))
+    return converted
 
 
 def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str,
@@ -199,24 +231,22 @@ def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     scratch = low.scratch_memory(b, acc, [out_w, feats])
 
-    def fill(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        ow, f = idx
+    def fill(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
         value = low.element(bb, init, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}), Body())
         s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc),
-                        scratch.address(bb, idx), acc)
-    for_nest(b, [(I64(0), out_w), (I64(0), feats)], fill, "init")
+                        scratch.address(bb, [ow, f]), acc)
+    _source_order(b, layout, "F", out_w, feats, fill, "init")
     return Strided(scratch.ptr, feats, acc)
 
 
 def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
                bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value) -> None:
-    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        ow, f = idx
+    def copy(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
         at = bb.gep(c.ptr, [bb.add(bb.mul(ow, c.ld), f)], inbounds=True)
         value = low.convert(bb, s.load_element(bb, at, c.dtype), c.dtype, dest.dtype)
         where = dest.address(bb, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}))
         s.store_element(bb, value, where, dest.dtype)
-    for_nest(b, [(I64(0), out_w), (I64(0), feats)], copy, "out")
+    _source_order(b, layout, "F", out_w, feats, copy, "out")
 
 
 def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: str,
@@ -225,11 +255,24 @@ def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: st
     """Input row (bn, ih), of any layout, into `line` as W x C."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
 
-    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        iw, ci = idx
+    def copy(bb: ir.IRBuilder, iw: ir.Value, ci: ir.Value) -> None:
         value = low.element(bb, x, _at(layout, {"N": bn, "H": ih, "W": iw, "C": ci}), Body())
-        s.store_element(bb, value, line.address(bb, idx), line.dtype)
-    for_nest(b, [(I64(0), width), (I64(0), chans)], copy, "line")
+        s.store_element(bb, value, line.address(bb, [iw, ci]), line.dtype)
+    _source_order(b, layout, "C", width, chans, copy, "line")
+
+
+def _source_order(b: ir.IRBuilder, layout: str, channel: str, width: ir.Value,
+                  chans: ir.Value, body: Callable[[ir.IRBuilder, ir.Value, ir.Value], None],
+                  name: str) -> None:
+    """body(w, c) over a W x C row, the loop over whichever of W and `channel` comes later in
+    `layout` innermost: the side in the other layout reads or writes contiguously, the W x C
+    scratch side stays in L1 whatever its stride."""
+    if layout.index("W") > layout.index(channel):
+        for_nest(b, [(I64(0), chans), (I64(0), width)],
+                 lambda bb, idx: body(bb, idx[1], idx[0]), name)
+    else:
+        for_nest(b, [(I64(0), width), (I64(0), chans)],
+                 lambda bb, idx: body(bb, idx[0], idx[1]), name)
 
 
 # ------------------------------------------------------------------- plain window loops
