@@ -1,13 +1,18 @@
-"""Window ops. A convolution is, per output row (n, oh), the sum over window taps (kh, kw) of one
-GEMM: the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read with a row stride of sw*C,
-times the C x F filter slice of that tap. Rows (n, oh) are the workgroups.
+"""Window ops. An f32 convolution with static channel, window and output sizes runs on the direct
+microkernel (conv_kernel.py): per workgroup range of output rows (n, oh), register tiles of
+output pixels x output channels accumulate over the window and the input channels, the filter
+packed once per range. NHWC input is read in place; other layouts have the input rows the range
+reads converted to NHWC scratch once, and outputs in other layouts or types accumulate in f32
+scratch rows written back afterwards.
 
-The microkernel reads channels contiguously, which NHWC input, HWCF filter and NHWF output give.
-Other layouts are brought to that form in scratch: the filter once per workgroup, the input one
-row (n, ih) at a time, and each output row is accumulated in scratch and written back in its own
-layout, so every layout keeps the GEMM and the row partitioning.
+Any other convolution is, per output row (n, oh), the sum over window taps (kh, kw) of one GEMM:
+the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read with a row stride of sw*C, times
+the C x F filter slice of that tap. Other layouts are brought to NHWC/HWCF in scratch (the
+filter once per workgroup, the input one row at a time, each output row accumulated in scratch
+and written back in its own layout), so every layout keeps the GEMM and the row partitioning.
 
-Depthwise convolution and pooling have no contraction: plain loops over the output, the window
+Depthwise convolution of f32 with static sizes is vectorised (depthwise.py); other depthwise
+convolutions and pooling have no contraction: plain loops over the output, the window
 innermost."""
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from weir.compiler.targets.llvm_cpu.contraction import (
 from weir.compiler.targets.llvm_cpu.conv_kernel import (
     ConvGeometry,
     DirectConv,
+    Pixels,
     direct_conv_applies,
 )
 from weir.compiler.targets.llvm_cpu.depthwise import (
@@ -86,8 +92,6 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     xm = in_memory(low, b, x) if in_layout == "NHWC" else None
     if direct is None:
         wm = _in_order(low, b, w, op.filter_layout, "HWCF")
-    else:
-        panel = direct.pack_filter(b, w, op.filter_layout)
     extent: k.Dim = 1
     tile = 1
     lo, hi = I64(0), b.mul(od["N"], out_h)
@@ -100,7 +104,8 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         lo, hi = low.partition_bounds(b, I64(rows), tile)
 
     if direct is not None:
-        rows_at = _input_rows(low, b, x, xm, in_layout, (lo, hi), op, xd, od, kh_n)
+        _direct_rows(low, b, n, op, direct, xm, (lo, hi), acc)
+        return extent, tile
 
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
         bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
@@ -109,12 +114,7 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                                          (I64(0), feats), acc)
         else:
             c = _row_accumulator(low, rb, init, out_layout, bn, oh, out_w, feats, acc)
-        if direct is not None:
-            row0, tap_stride = rows_at(rb, bn, oh)
-            direct.call(rb, row0, tap_stride, panel, c.ptr, c.ld)
-        else:
-            _tap_gemms(low, rb, x, xm, wm, in_layout, bn, oh, op, xd, kh_n, kw_n, out_w,
-                       feats, c)
+        _tap_gemms(low, rb, x, xm, wm, in_layout, bn, oh, op, xd, kh_n, kw_n, out_w, feats, c)
         if out_layout == "NHWF":
             if scratch:
                 copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
@@ -133,13 +133,14 @@ def _direct_kernel(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> Direct
     x, w = kv.ref(op.input), kv.ref(op.filter)
     xs = dict(zip(op.input_layout, kv.shape[x]))
     ws = dict(zip(op.filter_layout, kv.shape[w]))
-    out_w = dict(zip(op.output_layout, kv.shape[(n, 0)]))["W"]
-    sizes = (xs["C"], ws["F"], ws["H"], ws["W"], out_w, xs["W"])
+    os = dict(zip(op.output_layout, kv.shape[(n, 0)]))
+    sizes = (xs["C"], ws["F"], ws["H"], ws["W"], os["H"], os["W"], xs["W"])
     if not direct_conv_applies((kv.dtype[x], kv.dtype[w], acc), list(sizes)):
         return None
-    chans, feats, kh, kw, width, _ = (int(d) for d in sizes)
+    chans, feats, kh, kw, out_h, out_w, _ = (int(d) for d in sizes)
+    (sh, sw), (dh, dw) = op.strides, op.dilations
     return DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
-        chans, feats, kh, kw, width, op.strides[1], op.dilations[1]))
+        chans, feats, kh, kw, out_h, out_w, sh, sw, dh, dw))
 
 
 def _tap_gemms(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
@@ -172,28 +173,69 @@ def _tap_gemms(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | No
     for_range(b, I64(0), kh_n, tap_row, "kh")
 
 
-RowsAt = Callable[[ir.IRBuilder, ir.Value, ir.Value], tuple[ir.Value, ir.Value]]
+def _direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
+                 kernel: DirectConv, xm: Memory | None,
+                 rows: tuple[ir.Value, ir.Value], acc: str) -> None:
+    """Output rows [lo, hi) (numbered n * OH + oh) through the direct kernel, in one call over
+    their pixels, so a tile of pixels may span rows and each chunk of the packed filter serves
+    all of them. The accumulators are the output itself when it is NHWF in the accumulator
+    type, else scratch rows written back in the output's layout and type afterwards."""
+    kv = low.kv
+    x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
+    dest = low.memory[out]
+    layout = op.output_layout
+    xd = dict(zip(op.input_layout, low.dims(x)))
+    od = dict(zip(layout, low.dims(out)))
+    out_h, out_w, feats = od["H"], od["W"], od["F"]
+    lo, hi = rows
+    count = b.sub(hi, lo)
+    count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
+    source = _input_pixels(low, b, x, xm, op, (lo, hi), xd, out_h)
+    pixels = (b.mul(lo, out_w), b.mul(b.add(lo, count), out_w))
+    if layout == "NHWF" and dest.dtype == acc:
+        def fill(rb: ir.IRBuilder, r: ir.Value) -> None:
+            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+            accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w), (I64(0), feats), acc)
+        for_range(b, lo, hi, fill, "fill")
+        kernel.run(b, w, op.filter_layout, source, pixels, dest.ptr, I64(0), feats)
+        scratch = None
+    else:
+        scratch = low.scratch_memory(b, acc, [b.mul(count, out_w), feats])
+
+        def start(rb: ir.IRBuilder, r: ir.Value) -> None:
+            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, lo), rb.mul(out_w, feats))],
+                        inbounds=True)
+            _fill_row(low, rb, init, layout, bn, oh, out_w, feats, acc, at)
+        for_range(b, lo, hi, start, "init")
+        kernel.run(b, w, op.filter_layout, source, pixels, scratch.ptr, pixels[0], feats)
+
+    def finish(rb: ir.IRBuilder, r: ir.Value) -> None:
+        bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+        if scratch is not None:
+            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, lo), rb.mul(out_w, feats))],
+                        inbounds=True)
+            _write_row(low, rb, Strided(at, feats, acc), dest, layout, bn, oh, out_w, feats)
+        spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
+                 "W": (I64(0), out_w)}
+        finish_block(low, rb, n, [spans.get(d, (I64(0), feats)) for d in layout])
+    for_range(b, lo, hi, finish, "finish")
 
 
-def _input_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
-                layout: str, rows: tuple[ir.Value, ir.Value], op: k.Conv2D,
-                xd: dict[str, ir.Value], od: dict[str, ir.Value], kh_n: ir.Value) -> RowsAt:
-    """Where the direct kernel finds the input rows of output row (bn, oh): the first row's
-    W x C pointer and the distance between taps' rows. NHWC memory is read in place. Another
-    layout is first brought to NHWC scratch, once per workgroup range and only for the input
-    rows its output rows [lo, hi) read, so no row is converted once per tap."""
+def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+                  op: k.Conv2D, rows: tuple[ir.Value, ir.Value], xd: dict[str, ir.Value],
+                  out_h: ir.Value) -> Pixels:
+    """The input as the direct kernel reads it. NHWC memory is read in place. Another layout is
+    first brought to NHWC scratch, once per workgroup range and only for the input rows its
+    output rows [lo, hi) read."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Memory
     (sh, _), (dh, _) = op.strides, op.dilations
     row_elements = b.mul(xd["W"], xd["C"])
+    image_elements = b.mul(xd["H"], row_elements)
     if xm is not None:
-        memory = xm
-
-        def in_place(rb: ir.IRBuilder, bn: ir.Value, oh: ir.Value) -> tuple[ir.Value, ir.Value]:
-            start = memory.address(rb, [bn, rb.mul(oh, I64(sh)), I64(0), I64(0)])
-            return start, rb.mul(row_elements, I64(dh))
-        return in_place
+        return Pixels(xm.ptr, I64(0), image_elements, row_elements)
     lo, hi = rows
-    out_h = od["H"]
+    kh_n = I64(dict(zip(op.filter_layout, low.kv.shape[low.kv.ref(op.filter)]))["H"])
     first = b.sdiv(lo, out_h)
     count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
     count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
@@ -205,22 +247,16 @@ def _input_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | N
         oh_lo = ib.sub(lo, base)
         oh_lo = ib.select(ib.icmp_signed("<", oh_lo, I64(0)), I64(0), oh_lo)
         oh_hi = smin(ib, ib.sub(hi, base), out_h)
-        ih_lo = ib.mul(oh_lo, I64(sh))
         reach = ib.add(ib.mul(ib.sub(oh_hi, I64(1)), I64(sh)),
                        ib.add(ib.mul(ib.sub(kh_n, I64(1)), I64(dh)), I64(1)))
-        ih_hi = smin(ib, reach, xd["H"])
 
         def convert(hb: ir.IRBuilder, ih: ir.Value) -> None:
             line = Memory(slab.address(hb, [i, ih, I64(0), I64(0)]), slab.dtype,
                           [xd["W"], xd["C"]])
-            _copy_input_row(low, hb, x, layout, bn, ih, xd["W"], xd["C"], line)
-        for_range(ib, ih_lo, ih_hi, convert, "ih")
+            _copy_input_row(low, hb, x, op.input_layout, bn, ih, xd["W"], xd["C"], line)
+        for_range(ib, ib.mul(oh_lo, I64(sh)), smin(ib, reach, xd["H"]), convert, "ih")
     for_range(b, I64(0), count, image, "image")
-
-    def converted(rb: ir.IRBuilder, bn: ir.Value, oh: ir.Value) -> tuple[ir.Value, ir.Value]:
-        start = slab.address(rb, [rb.sub(bn, first), rb.mul(oh, I64(sh)), I64(0), I64(0)])
-        return start, rb.mul(row_elements, I64(dh))
-    return converted
+    return Pixels(slab.ptr, first, image_elements, row_elements)
 
 
 def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str,
@@ -228,15 +264,21 @@ def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout
                      acc: str) -> Strided:
     """Output row (bn, oh) of `init` (dimensions named by `layout`) as OW x F scratch of the
     accumulator type."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
     scratch = low.scratch_memory(b, acc, [out_w, feats])
+    _fill_row(low, b, init, layout, bn, oh, out_w, feats, acc, scratch.ptr)
+    return Strided(scratch.ptr, feats, acc)
+
+
+def _fill_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str, bn: ir.Value,
+              oh: ir.Value, out_w: ir.Value, feats: ir.Value, acc: str, row: ir.Value) -> None:
+    """Output row (bn, oh) of `init` into OW x F memory of the accumulator type at `row`."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
 
     def fill(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
         value = low.element(bb, init, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}), Body())
-        s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc),
-                        scratch.address(bb, [ow, f]), acc)
+        at = bb.gep(row, [bb.add(bb.mul(ow, feats), f)], inbounds=True)
+        s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc), at, acc)
     _source_order(b, layout, "F", out_w, feats, fill, "init")
-    return Strided(scratch.ptr, feats, acc)
 
 
 def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
