@@ -70,7 +70,7 @@ CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
     (1, (7, 9), 24, (1, 1), 33, (1, 1), (1, 1)),    # 1x1
     (1, (6, 8), 17, (1, 1), 8, (2, 3), (1, 1)),     # 1x1 with strides
     (1, (7, 9), 100, (3, 3), 20, (1, 1), (1, 1)),   # AVX2: 2 taps a chunk, a last one of 1
-    (1, (5, 8), 300, (3, 3), 16, (1, 1), (1, 1)),   # a tap's panel alone exceeds a chunk
+    (1, (12, 12), 300, (3, 3), 8, (1, 1), (1, 1)),  # a tap alone past a chunk; 2 pixel blocks
 ]
 IDS = ["ragged-width", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
        "dilation2", "mixed", "1x1", "1x1-strided", "chunks", "deep-c"]
