@@ -128,8 +128,8 @@ class DirectConv:
         from weir.compiler.targets.llvm_cpu.lower_entry import Body
         low, g, nr = self.low, self.g, self.blk.nr
 
-        def store(bb: ir.IRBuilder, value: ir.Value, block: ir.Value, width: int,
-                  tap: list[ir.Value], j: ir.Value) -> None:
+        def store(bb: ir.IRBuilder, value: ir.Value, width: int, tap: list[ir.Value],
+                  j: ir.Value) -> None:
             kh, kw, c = tap
             depth = bb.add(bb.mul(bb.add(bb.mul(kh, I64(g.kw)), kw), I64(g.chans)), c)
             at = bb.add(bb.mul(depth, I64(width)), j)
@@ -155,7 +155,7 @@ class DirectConv:
                 tap = [at["H"], at["W"], at["C"]]
                 value = ir.Constant(_F32, 0.0) if zeros else \
                     element(ib, tap, ib.add(f0, at["F"]))
-                store(ib, value, block, width, tap, at["F"])
+                store(ib, value, width, tap, at["F"])
             for_nest(bb, bounds, body, name)
 
         if full:
@@ -190,10 +190,10 @@ class DirectConv:
 
     @property
     def pixels_per_block(self) -> int:
-        """Pixels whose tiles run over every block of channels and chunk of taps before the
-        next pixels do: enough that each chunk's panel, loaded into L1, serves many tiles,
-        few enough that the input rows they read (about KH rows of sw * C per pixel) stay in
-        L2 (256 KiB of it)."""
+        """Pixels whose tiles run over every chunk of taps of a block's panel before the next
+        pixels do: enough that each chunk's lines, loaded into L1, serve many tiles, few
+        enough that the input rows they read (about KH rows of sw * C per pixel) stay in L2
+        (256 KiB of it)."""
         g, mr = self.g, self.blk.mr
         per_pixel = g.sw * g.chans * 4 * g.kh
         return mr * max(1, (256 * 1024) // (per_pixel * mr))
