@@ -1,13 +1,18 @@
-"""Window ops. A convolution is, per output row (n, oh), the sum over window taps (kh, kw) of one
-GEMM: the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read with a row stride of sw*C,
-times the C x F filter slice of that tap. Rows (n, oh) are the workgroups.
+"""Window ops. An f32 convolution with static channel, window and output sizes runs on the direct
+microkernel (conv_kernel.py): per workgroup range of output rows (n, oh), register tiles of
+output pixels x output channels accumulate over the window and the input channels, the filter
+packed once per range. NHWC input is read in place; other layouts have the input rows the range
+reads converted to NHWC scratch once, and outputs in other layouts or types accumulate in f32
+scratch rows written back afterwards.
 
-The microkernel reads channels contiguously, which NHWC input, HWCF filter and NHWF output give.
-Other layouts are brought to that form in scratch: the filter once per workgroup, the input one
-row (n, ih) at a time, and each output row is accumulated in scratch and written back in its own
-layout, so every layout keeps the GEMM and the row partitioning.
+Any other convolution is, per output row (n, oh), the sum over window taps (kh, kw) of one GEMM:
+the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read with a row stride of sw*C, times
+the C x F filter slice of that tap. Other layouts are brought to NHWC/HWCF in scratch (the
+filter once per workgroup, the input one row at a time, each output row accumulated in scratch
+and written back in its own layout), so every layout keeps the GEMM and the row partitioning.
 
-Depthwise convolution and pooling have no contraction: plain loops over the output, the window
+Depthwise convolution of f32 with static sizes is vectorised (depthwise.py); other depthwise
+convolutions and pooling have no contraction: plain loops over the output, the window
 innermost."""
 
 from __future__ import annotations
@@ -26,8 +31,18 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     gemm,
     in_memory,
 )
+from weir.compiler.targets.llvm_cpu.conv_kernel import (
+    ConvGeometry,
+    DirectConv,
+    Pixels,
+    direct_conv_applies,
+)
+from weir.compiler.targets.llvm_cpu.depthwise import (
+    lower_vector_depthwise,
+    vector_depthwise_applies,
+)
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.format import reference_kernel as k
 
 if TYPE_CHECKING:
@@ -59,6 +74,8 @@ def _in_order(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, layout: str,
 def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                partitioned: bool) -> tuple[k.Dim, int]:
     if op.depthwise:
+        if vector_depthwise_applies(low, op, n):
+            return lower_vector_depthwise(low, b, n, op, partitioned)
         return _lower_depthwise(low, b, n, op, partitioned)
     kv = low.kv
     x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
@@ -67,13 +84,14 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     xd = dict(zip(in_layout, low.dims(x)))
     wd = dict(zip(op.filter_layout, low.dims(w)))
     od = dict(zip(out_layout, low.dims(out)))
-    chans, kh_n, kw_n, feats = xd["C"], wd["H"], wd["W"], wd["F"]
+    kh_n, kw_n, feats = wd["H"], wd["W"], wd["F"]
     out_h, out_w = od["H"], od["W"]
-    (sh, sw), (dh, dw) = op.strides, op.dilations
     acc = accumulator(kv.dtype[x], kv.dtype[w], kv.dtype[out])
-    xm = in_memory(low, b, x) if in_layout == "NHWC" else None
-    wm = _in_order(low, b, w, op.filter_layout, "HWCF")
     shape = dict(zip(out_layout, kv.shape[out]))
+    direct = _direct_kernel(low, n, op, acc)
+    xm = in_memory(low, b, x) if in_layout == "NHWC" else None
+    if direct is None:
+        wm = _in_order(low, b, w, op.filter_layout, "HWCF")
     extent: k.Dim = 1
     tile = 1
     lo, hi = I64(0), b.mul(od["N"], out_h)
@@ -85,6 +103,10 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         _, extent, tile = low.grid((rows,), per_row)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
 
+    if direct is not None:
+        _direct_rows(low, b, n, op, direct, xm, (lo, hi), acc)
+        return extent, tile
+
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
         bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
         if out_layout == "NHWF":
@@ -92,25 +114,7 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                                          (I64(0), feats), acc)
         else:
             c = _row_accumulator(low, rb, init, out_layout, bn, oh, out_w, feats, acc)
-        line = None if xm is not None else low.scratch_memory(rb, kv.dtype[x], [xd["W"], chans])
-
-        def tap_row(hb: ir.IRBuilder, kh: ir.Value) -> None:
-            ih = hb.add(hb.mul(oh, I64(sh)), hb.mul(kh, I64(dh)))
-            if line is not None:
-                _copy_input_row(low, hb, x, in_layout, bn, ih, xd["W"], chans, line)
-
-            def tap(tb: ir.IRBuilder, kw: ir.Value) -> None:
-                iw = tb.mul(kw, I64(dw))
-                if xm is not None:
-                    start = xm.address(tb, [bn, ih, iw, I64(0)])
-                else:
-                    assert line is not None
-                    start = line.address(tb, [iw, I64(0)])
-                a = Strided(start, tb.mul(chans, I64(sw)), kv.dtype[x])
-                f = Strided(wm.address(tb, [kh, kw, I64(0), I64(0)]), feats, wm.dtype)
-                gemm(low, tb, out_w, feats, chans, a, f, c)
-            for_range(hb, I64(0), kw_n, tap, "kw")
-        for_range(rb, I64(0), kh_n, tap_row, "kh")
+        _tap_gemms(low, rb, x, xm, wm, in_layout, bn, oh, op, xd, kh_n, kw_n, out_w, feats, c)
         if out_layout == "NHWF":
             if scratch:
                 copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
@@ -123,32 +127,168 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     return extent, tile
 
 
+def _direct_kernel(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> DirectConv | None:
+    """The direct microkernel for this convolution when it covers its types and sizes."""
+    kv = low.kv
+    x, w = kv.ref(op.input), kv.ref(op.filter)
+    xs = dict(zip(op.input_layout, kv.shape[x]))
+    ws = dict(zip(op.filter_layout, kv.shape[w]))
+    os = dict(zip(op.output_layout, kv.shape[(n, 0)]))
+    sizes = (xs["C"], ws["F"], ws["H"], ws["W"], os["H"], os["W"], xs["W"])
+    if not direct_conv_applies((kv.dtype[x], kv.dtype[w], acc), list(sizes)):
+        return None
+    chans, feats, kh, kw, out_h, out_w, _ = (int(d) for d in sizes)
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    return DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
+        chans, feats, kh, kw, out_h, out_w, sh, sw, dh, dw))
+
+
+def _tap_gemms(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+               wm: Memory, layout: str, bn: ir.Value, oh: ir.Value, op: k.Conv2D,
+               xd: dict[str, ir.Value], kh_n: ir.Value, kw_n: ir.Value, out_w: ir.Value,
+               feats: ir.Value, c: Strided) -> None:
+    """c += output row (bn, oh) as one GEMM call per window tap: the general path, for any
+    element types and dynamic sizes."""
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    chans = xd["C"]
+    dtype = low.kv.dtype[x]
+    line = None if xm is not None else low.scratch_memory(b, dtype, [xd["W"], chans])
+
+    def tap_row(hb: ir.IRBuilder, kh: ir.Value) -> None:
+        ih = hb.add(hb.mul(oh, I64(sh)), hb.mul(kh, I64(dh)))
+        if line is not None:
+            _copy_input_row(low, hb, x, layout, bn, ih, xd["W"], chans, line)
+
+        def tap(tb: ir.IRBuilder, kw: ir.Value) -> None:
+            iw = tb.mul(kw, I64(dw))
+            if xm is not None:
+                start = xm.address(tb, [bn, ih, iw, I64(0)])
+            else:
+                assert line is not None
+                start = line.address(tb, [iw, I64(0)])
+            a = Strided(start, tb.mul(chans, I64(sw)), dtype)
+            f = Strided(wm.address(tb, [kh, kw, I64(0), I64(0)]), feats, wm.dtype)
+            gemm(low, tb, out_w, feats, chans, a, f, c)
+        for_range(hb, I64(0), kw_n, tap, "kw")
+    for_range(b, I64(0), kh_n, tap_row, "kh")
+
+
+def _direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
+                 kernel: DirectConv, xm: Memory | None,
+                 rows: tuple[ir.Value, ir.Value], acc: str) -> None:
+    """Output rows [lo, hi) (numbered n * OH + oh) through the direct kernel, in one call over
+    their pixels, so a tile of pixels may span rows and each chunk of the packed filter serves
+    all of them. The accumulators are the output itself when it is NHWF in the accumulator
+    type, else scratch rows written back in the output's layout and type afterwards."""
+    kv = low.kv
+    x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
+    dest = low.memory[out]
+    layout = op.output_layout
+    xd = dict(zip(op.input_layout, low.dims(x)))
+    od = dict(zip(layout, low.dims(out)))
+    out_h, out_w, feats = od["H"], od["W"], od["F"]
+    lo, hi = rows
+    count = b.sub(hi, lo)
+    count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
+    source = _input_pixels(low, b, x, xm, op, (lo, hi), xd, out_h)
+    pixels = (b.mul(lo, out_w), b.mul(b.add(lo, count), out_w))
+    if layout == "NHWF" and dest.dtype == acc:
+        def fill(rb: ir.IRBuilder, r: ir.Value) -> None:
+            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+            accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w), (I64(0), feats), acc)
+        for_range(b, lo, hi, fill, "fill")
+        kernel.run(b, w, op.filter_layout, source, pixels, dest.ptr, I64(0), feats)
+        scratch = None
+    else:
+        scratch = low.scratch_memory(b, acc, [b.mul(count, out_w), feats])
+
+        def start(rb: ir.IRBuilder, r: ir.Value) -> None:
+            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, lo), rb.mul(out_w, feats))],
+                        inbounds=True)
+            _fill_row(low, rb, init, layout, bn, oh, out_w, feats, acc, at)
+        for_range(b, lo, hi, start, "init")
+        kernel.run(b, w, op.filter_layout, source, pixels, scratch.ptr, pixels[0], feats)
+
+    def finish(rb: ir.IRBuilder, r: ir.Value) -> None:
+        bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+        if scratch is not None:
+            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, lo), rb.mul(out_w, feats))],
+                        inbounds=True)
+            _write_row(low, rb, Strided(at, feats, acc), dest, layout, bn, oh, out_w, feats)
+        spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
+                 "W": (I64(0), out_w)}
+        finish_block(low, rb, n, [spans.get(d, (I64(0), feats)) for d in layout])
+    for_range(b, lo, hi, finish, "finish")
+
+
+def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+                  op: k.Conv2D, rows: tuple[ir.Value, ir.Value], xd: dict[str, ir.Value],
+                  out_h: ir.Value) -> Pixels:
+    """The input as the direct kernel reads it. NHWC memory is read in place. Another layout is
+    first brought to NHWC scratch, once per workgroup range and only for the input rows its
+    output rows [lo, hi) read."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Memory
+    (sh, _), (dh, _) = op.strides, op.dilations
+    row_elements = b.mul(xd["W"], xd["C"])
+    image_elements = b.mul(xd["H"], row_elements)
+    if xm is not None:
+        return Pixels(xm.ptr, I64(0), image_elements, row_elements)
+    lo, hi = rows
+    kh_n = I64(dict(zip(op.filter_layout, low.kv.shape[low.kv.ref(op.filter)]))["H"])
+    first = b.sdiv(lo, out_h)
+    count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
+    count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
+    slab = low.scratch_memory(b, low.kv.dtype[x], [count, xd["H"], xd["W"], xd["C"]])
+
+    def image(ib: ir.IRBuilder, i: ir.Value) -> None:
+        bn = ib.add(first, i)
+        base = ib.mul(bn, out_h)
+        oh_lo = ib.sub(lo, base)
+        oh_lo = ib.select(ib.icmp_signed("<", oh_lo, I64(0)), I64(0), oh_lo)
+        oh_hi = smin(ib, ib.sub(hi, base), out_h)
+        reach = ib.add(ib.mul(ib.sub(oh_hi, I64(1)), I64(sh)),
+                       ib.add(ib.mul(ib.sub(kh_n, I64(1)), I64(dh)), I64(1)))
+
+        def convert(hb: ir.IRBuilder, ih: ir.Value) -> None:
+            line = Memory(slab.address(hb, [i, ih, I64(0), I64(0)]), slab.dtype,
+                          [xd["W"], xd["C"]])
+            _copy_input_row(low, hb, x, op.input_layout, bn, ih, xd["W"], xd["C"], line)
+        for_range(ib, ib.mul(oh_lo, I64(sh)), smin(ib, reach, xd["H"]), convert, "ih")
+    for_range(b, I64(0), count, image, "image")
+    return Pixels(slab.ptr, first, image_elements, row_elements)
+
+
 def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str,
                      bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value,
                      acc: str) -> Strided:
     """Output row (bn, oh) of `init` (dimensions named by `layout`) as OW x F scratch of the
     accumulator type."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
     scratch = low.scratch_memory(b, acc, [out_w, feats])
-
-    def fill(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        ow, f = idx
-        value = low.element(bb, init, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}), Body())
-        s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc),
-                        scratch.address(bb, idx), acc)
-    for_nest(b, [(I64(0), out_w), (I64(0), feats)], fill, "init")
+    _fill_row(low, b, init, layout, bn, oh, out_w, feats, acc, scratch.ptr)
     return Strided(scratch.ptr, feats, acc)
+
+
+def _fill_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str, bn: ir.Value,
+              oh: ir.Value, out_w: ir.Value, feats: ir.Value, acc: str, row: ir.Value) -> None:
+    """Output row (bn, oh) of `init` into OW x F memory of the accumulator type at `row`."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+
+    def fill(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
+        value = low.element(bb, init, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}), Body())
+        at = bb.gep(row, [bb.add(bb.mul(ow, feats), f)], inbounds=True)
+        s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc), at, acc)
+    _source_order(b, layout, "F", out_w, feats, fill, "init")
 
 
 def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
                bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value) -> None:
-    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        ow, f = idx
+    def copy(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
         at = bb.gep(c.ptr, [bb.add(bb.mul(ow, c.ld), f)], inbounds=True)
         value = low.convert(bb, s.load_element(bb, at, c.dtype), c.dtype, dest.dtype)
         where = dest.address(bb, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}))
         s.store_element(bb, value, where, dest.dtype)
-    for_nest(b, [(I64(0), out_w), (I64(0), feats)], copy, "out")
+    _source_order(b, layout, "F", out_w, feats, copy, "out")
 
 
 def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: str,
@@ -157,11 +297,24 @@ def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: st
     """Input row (bn, ih), of any layout, into `line` as W x C."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
 
-    def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        iw, ci = idx
+    def copy(bb: ir.IRBuilder, iw: ir.Value, ci: ir.Value) -> None:
         value = low.element(bb, x, _at(layout, {"N": bn, "H": ih, "W": iw, "C": ci}), Body())
-        s.store_element(bb, value, line.address(bb, idx), line.dtype)
-    for_nest(b, [(I64(0), width), (I64(0), chans)], copy, "line")
+        s.store_element(bb, value, line.address(bb, [iw, ci]), line.dtype)
+    _source_order(b, layout, "C", width, chans, copy, "line")
+
+
+def _source_order(b: ir.IRBuilder, layout: str, channel: str, width: ir.Value,
+                  chans: ir.Value, body: Callable[[ir.IRBuilder, ir.Value, ir.Value], None],
+                  name: str) -> None:
+    """body(w, c) over a W x C row, the loop over whichever of W and `channel` comes later in
+    `layout` innermost: the side in the other layout reads or writes contiguously, the W x C
+    scratch side stays in L1 whatever its stride."""
+    if layout.index("W") > layout.index(channel):
+        for_nest(b, [(I64(0), chans), (I64(0), width)],
+                 lambda bb, idx: body(bb, idx[1], idx[0]), name)
+    else:
+        for_nest(b, [(I64(0), width), (I64(0), chans)],
+                 lambda bb, idx: body(bb, idx[0], idx[1]), name)
 
 
 # ------------------------------------------------------------------- plain window loops

@@ -1,0 +1,237 @@
+"""The llvm-cpu direct convolution microkernel (static f32 convolutions) at its edges, on every
+host target (the `run` fixture), against numpy: output widths that are not a multiple of the
+register tile's pixels, channel counts that are not a multiple of the vector width (filter
+blocks with a partial last block), input channels deep enough to split the window into several
+chunks of taps, strides, dilations, 1x1 filters, the exporters' zero padding (tensor.pad), the
+exporters' NCHW/FCHW layout, an init that is accumulated into, a producer fused into the input,
+and the narrower vectors of the generic x86-64 CPU."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import sliding_window_view
+
+import weir.api as weir
+
+Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
+Pair = tuple[int, int]
+RNG = np.random.default_rng(5)
+
+
+def tensor(shape: tuple[int, ...]) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def out_size(size: int, k: int, stride: int, dilation: int) -> int:
+    return (size - dilation * (k - 1) - 1) // stride + 1
+
+
+def reference(x: np.ndarray, w: np.ndarray, init: np.ndarray, strides: Pair,
+              dilations: Pair) -> np.ndarray:
+    """NHWC input, HWCF filter, computed in f64."""
+    span = tuple(d * (k - 1) + 1 for k, d in zip(w.shape[:2], dilations))
+    views = sliding_window_view(x.astype(np.float64), span, axis=(1, 2))
+    patches = views[:, ::strides[0], ::strides[1], :, ::dilations[0], ::dilations[1]]
+    return init + np.einsum("nhwcij,ijcf->nhwf", patches, w.astype(np.float64))
+
+
+def attrs(strides: Pair, dilations: Pair) -> str:
+    return (f"{{dilations = dense<[{dilations[0]}, {dilations[1]}]> : tensor<2xi64>, "
+            f"strides = dense<[{strides[0]}, {strides[1]}]> : tensor<2xi64>}}")
+
+
+def nhwc_program(xs: tuple[int, ...], ws: tuple[int, ...], os: tuple[int, ...], strides: Pair,
+                 dilations: Pair) -> str:
+    """@f(%x, %w, %init): init + the convolution (the destination accumulated into)."""
+    return f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}, %init: {tensor(os)}) -> {tensor(os)} {{
+      %0 = linalg.conv_2d_nhwc_hwcf {attrs(strides, dilations)} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+
+
+def check(got: object, expected: np.ndarray) -> None:
+    got = np.asarray(got)
+    assert got.shape == expected.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
+
+
+CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
+    (1, (9, 15), 8, (3, 3), 16, (1, 1), (1, 1)),    # width 13: two tiles and a ragged one
+    (2, (8, 9), 3, (3, 3), 5, (1, 1), (1, 1)),      # F below one vector, C odd
+    (1, (7, 12), 5, (3, 2), 27, (1, 1), (1, 1)),    # one whole block, a partial one of 2 vectors
+    (1, (6, 10), 7, (2, 3), 40, (1, 1), (1, 1)),    # two whole blocks, a partial one of 1 vector
+    (2, (11, 13), 4, (3, 3), 9, (2, 2), (1, 1)),    # stride 2
+    (1, (12, 14), 6, (3, 3), 12, (1, 1), (2, 2)),   # dilation 2
+    (1, (13, 12), 3, (3, 2), 10, (2, 1), (1, 2)),   # mixed strides and dilations
+    (1, (7, 9), 24, (1, 1), 33, (1, 1), (1, 1)),    # 1x1
+    (1, (6, 8), 17, (1, 1), 8, (2, 3), (1, 1)),     # 1x1 with strides
+    (1, (7, 9), 100, (3, 3), 20, (1, 1), (1, 1)),   # AVX2: 2 taps a chunk, a last one of 1
+    (1, (12, 12), 300, (3, 3), 8, (1, 1), (1, 1)),  # a tap alone past a chunk; 2 pixel blocks
+]
+IDS = ["ragged-width", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
+       "dilation2", "mixed", "1x1", "1x1-strided", "chunks", "deep-c"]
+
+
+@pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)
+def test_direct_conv_nhwc_hwcf(run: Runner, n: int, hw: Pair, c: int, khw: Pair, f: int,
+                               strides: Pair, dilations: Pair) -> None:
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, *hw, c), (*khw, c, f), (n, oh, ow, f)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    src = nhwc_program(xs, ws, os, strides, dilations)
+    check(run(src, "f", x, w, init), reference(x, w, init, strides, dilations))
+
+
+def test_direct_conv_nchw_fchw_with_exporters_padding(run: Runner) -> None:
+    """What torch and ONNX exporters write: tensor.pad of an NCHW input, conv_2d_nchw_fchw into
+    a zero fill, stride 2 (a ResNet stem), sizes odd everywhere."""
+    xs, ws, ps, os = (1, 5, 11, 13), (9, 5, 3, 3), (1, 5, 13, 15), (1, 9, 6, 7)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}) -> {tensor(os)} {{
+      %zero = arith.constant 0.0 : f32
+      %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+      ^bb0(%a: index, %b: index, %c: index, %d: index):
+        tensor.yield %zero : f32
+      }} : {tensor(xs)} to {tensor(ps)}
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %0 = linalg.conv_2d_nchw_fchw {attrs((2, 2), (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).transpose(0, 2, 3, 1)
+    expected = reference(padded, w.transpose(2, 3, 1, 0), np.zeros((1, 6, 7, 9)), (2, 2), (1, 1))
+    check(run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2)], ids=["unit", "stride2"])
+def test_direct_conv_nchw_batch_split_across_workgroups(run: Runner, strides: Pair) -> None:
+    """Three images of 7 output rows, 3 rows a workgroup: on local-task the ranges start and
+    end inside images, and each converts only the NCHW input rows its output rows read."""
+    hw = (9 + 6 * (strides[0] - 1), 12 + 9 * (strides[1] - 1))
+    xs, ws, os = (3, 8, *hw), (16, 8, 3, 3), (3, 16, 7, 10)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}, %init: {tensor(os)}) -> {tensor(os)} {{
+      %0 = linalg.conv_2d_nchw_fchw {attrs(strides, (1, 1))} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                         init.transpose(0, 2, 3, 1), strides, (1, 1))
+    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
+
+
+def test_direct_conv_reads_a_fused_producer_and_feeds_an_epilogue(run: Runner) -> None:
+    """An elementwise producer of the input (materialised once per workgroup range) and a ReLU
+    after the convolution in the same dispatch."""
+    xs, ws, os = (1, 8, 10, 6), (3, 3, 6, 20), (1, 6, 8, 20)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}) -> {tensor(os)} {{
+      %zero = arith.constant 0.0 : f32
+      %e0 = tensor.empty() : {tensor(xs)}
+      %t = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%x : {tensor(xs)}) outs(%e0 : {tensor(xs)}) {{
+      ^bb0(%in: f32, %out: f32):
+        %s = arith.mulf %in, %in : f32
+        linalg.yield %s : f32
+      }} -> {tensor(xs)}
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %c = linalg.conv_2d_nhwc_hwcf ins(%t, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      %r = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%c : {tensor(os)}) outs(%e : {tensor(os)}) {{
+      ^bb0(%in: f32, %out: f32):
+        %m = arith.maximumf %in, %zero : f32
+        linalg.yield %m : f32
+      }} -> {tensor(os)}
+      return %r : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    expected = np.maximum(reference(x * x, w, np.zeros(os), (1, 1), (1, 1)), 0.0)
+    check(run(src, "f", x, w), expected)
+
+
+@pytest.mark.parametrize("driver", ["local-sync", "local-task"])
+def test_direct_conv_on_the_generic_x86_64_cpu(driver: str) -> None:
+    """4-lane vectors (SSE2): other tile and block widths than the host's."""
+    xs, ws, os = (2, 9, 14, 7), (3, 3, 7, 13), (2, 7, 12, 13)
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",), llvmcpu_target_cpu="x86-64")
+    module = weir.compile_string(nhwc_program(xs, ws, os, (1, 1), (1, 1)), "conv.mlir", options)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    got = weir.load([module], device=driver).lookup_function("f")(x, w, init)
+    check(got, reference(x, w, init, (1, 1), (1, 1)))
+
+
+DEPTHWISE = [  # n, (h, w), c, (kh, kw), strides, dilations
+    (2, (7, 9), 13, (3, 3), (1, 1), (1, 1)),   # a vector of channels (or width) and a ragged rest
+    (1, (9, 21), 32, (3, 3), (2, 2), (1, 1)),  # whole vectors only on AVX2; stride 2
+    (1, (11, 12), 5, (3, 2), (1, 2), (2, 1)),  # fewer channels than a vector; dilations
+    (1, (6, 19), 20, (1, 1), (1, 1), (1, 1)),  # 1x1
+]
+DEPTHWISE_IDS = ["ragged", "stride2", "dilation", "1x1"]
+
+
+def depthwise_program(op: str, xs: tuple[int, ...], ws: tuple[int, ...], os: tuple[int, ...],
+                      strides: Pair, dilations: Pair) -> str:
+    """@f(%x, %w, %init): `op` into init, then clamped to [0, 6] (MobileNet's ReLU6) in the
+    same dispatch."""
+    return f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}, %init: {tensor(os)}) -> {tensor(os)} {{
+      %zero = arith.constant 0.0 : f32
+      %six = arith.constant 6.0 : f32
+      %0 = linalg.{op} {attrs(strides, dilations)} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      %e = tensor.empty() : {tensor(os)}
+      %r = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%0 : {tensor(os)}) outs(%e : {tensor(os)}) {{
+      ^bb0(%in: f32, %out: f32):
+        %lo = arith.maximumf %in, %zero : f32
+        %hi = arith.minimumf %lo, %six : f32
+        linalg.yield %hi : f32
+      }} -> {tensor(os)}
+      return %r : {tensor(os)}
+    }}"""
+
+
+def depthwise_reference(x: np.ndarray, w: np.ndarray, init: np.ndarray, strides: Pair,
+                        dilations: Pair) -> np.ndarray:
+    """NHWC input, HWC filter, clamped to [0, 6]."""
+    span = tuple(d * (k - 1) + 1 for k, d in zip(w.shape[:2], dilations))
+    views = sliding_window_view(x.astype(np.float64), span, axis=(1, 2))
+    patches = views[:, ::strides[0], ::strides[1], :, ::dilations[0], ::dilations[1]]
+    return np.clip(init + np.einsum("nhwcij,ijc->nhwc", patches, w.astype(np.float64)), 0, 6)
+
+
+@pytest.mark.parametrize("n, hw, c, khw, strides, dilations", DEPTHWISE, ids=DEPTHWISE_IDS)
+def test_vector_depthwise_nhwc_hwc(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
+                                   strides: Pair, dilations: Pair) -> None:
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, *hw, c), (*khw, c), (n, oh, ow, c)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    src = depthwise_program("depthwise_conv_2d_nhwc_hwc", xs, ws, os, strides, dilations)
+    check(run(src, "f", x, w, init), depthwise_reference(x, w, init, strides, dilations))
+
+
+@pytest.mark.parametrize("n, hw, c, khw, strides, dilations", DEPTHWISE, ids=DEPTHWISE_IDS)
+def test_vector_depthwise_nchw_chw(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
+                                   strides: Pair, dilations: Pair) -> None:
+    """Vectors along the output width: widths below, at and past a vector; stride 2 gathers."""
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, c, *hw), (c, *khw), (n, c, oh, ow)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    src = depthwise_program("depthwise_conv_2d_nchw_chw", xs, ws, os, strides, dilations)
+    expected = depthwise_reference(x.transpose(0, 2, 3, 1), w.transpose(1, 2, 0),
+                                   init.transpose(0, 2, 3, 1), strides, dilations)
+    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))

@@ -1,0 +1,350 @@
+"""The direct convolution microkernel, for f32 convolutions whose channel, window and output
+sizes are static: the output pixels of a workgroup range are computed without GEMM calls per
+window tap.
+
+A register tile holds `mr` output pixels x `vectors` vectors of output channels. It is loaded
+from the accumulators, gains the products of a chunk of window taps (taps kh, kw, then input
+channels c: the order the GEMM path sums in, so results are the same bit for bit) and is stored:
+KH*KW*C/chunks multiply-adds per element between a load and a store. Each step of k loads
+`vectors` filter vectors and broadcasts `mr` input elements. A tile's pixels are consecutive in
+(n, oh, ow) order, so it may span output rows: a small image (7 x 7) fills its tiles as well as a
+large one, and each pixel has its own input pointer.
+
+The filter is packed one block of nr output channels at a time, into a panel of KH*KW*C lines
+of nr channels (the last block zero-padded to whole vectors), so a step of k reads one line; all
+the range's pixels then run over that panel before the next block is packed, so the filter is
+packed once per workgroup range and each panel line serves every tile. The taps are split into
+chunks whose lines fit in L1, and the pixels into blocks whose input rows stay in L2. Strides
+and dilations are in the input addressing. Every size but the pixel range is a constant of the
+generated code, so LLVM sees fixed trip counts and offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+
+_F32 = ir.FloatType()
+_I1 = ir.IntType(1)
+_I32 = ir.IntType(32)
+_PTR = _F32.as_pointer()
+_VOID = ir.VoidType()
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """The static sizes of one convolution, as the kernel reads them: input rows are W x C
+    (pixel stride C), the accumulator row OW x F (row stride given at run time)."""
+
+    chans: int
+    feats: int
+    kh: int
+    kw: int
+    out_h: int
+    out_w: int
+    sh: int
+    sw: int
+    dh: int
+    dw: int
+
+
+@dataclass(frozen=True)
+class Pixels:
+    """The input as the kernel reads it: NHWC rows (W x C each) of images image0, image0 + 1,
+    ... starting at ptr, `image_stride` elements between images and `row_stride` between rows
+    (the input itself, or NHWC scratch holding some of its images)."""
+
+    ptr: ir.Value
+    image0: ir.Value
+    image_stride: ir.Value
+    row_stride: ir.Value
+
+
+@dataclass(frozen=True)
+class _Blocking:
+    lanes: int    # f32 elements per vector register
+    mr: int       # output pixels per register tile
+    vectors: int  # vectors of output channels per register tile
+
+    @property
+    def nr(self) -> int:
+        return self.lanes * self.vectors
+
+
+def _blocking(cpu: CpuTarget) -> _Blocking:
+    """16 vector registers (SSE2, AVX2) hold 6 x 2 accumulators, the two filter vectors and a
+    broadcast; AVX-512's 32 hold 12 x 2 of them."""
+    return _Blocking(lanes=cpu.vector_bits // 32, mr=12 if cpu.vector_bits == 512 else 6,
+                     vectors=2)
+
+
+def direct_conv_applies(dtypes: tuple[str, str, str], static: list[object]) -> bool:
+    """The kernel covers f32 input, filter and accumulator with every size known."""
+    return dtypes == ("f32", "f32", "f32") and all(isinstance(d, int) for d in static)
+
+
+class DirectConv:
+    """Writes one convolution's row kernel into the entry's module, and the packing of its filter
+    into the entry."""
+
+    def __init__(self, low: EntryLowering, name: str, g: ConvGeometry) -> None:
+        self.low, self.g = low, g
+        self.blk = _blocking(low.cpu)
+        self.full_blocks = g.feats // self.blk.nr
+        rest = g.feats - self.full_blocks * self.blk.nr
+        # The last, partial block of channels: its vectors and valid channels (0: none).
+        self.rest_vectors = -(-rest // self.blk.lanes)
+        self.rest = rest
+        self.taps = g.kh * g.kw * g.chans  # depth of a panel
+        self.full_fn = self._range_function(f"{name}.full", self.blk.vectors, self.blk.nr)
+        self.rest_fn = self._range_function(f"{name}.rest", self.rest_vectors, self.rest) \
+            if self.rest_vectors else None
+
+    @property
+    def taps_per_chunk(self) -> int:
+        """Window taps whose panel lines (C x nr per tap) fit in half of a 32 KiB L1 beside
+        the input the tiles read: all the tiles of a block of pixels run over one chunk of taps
+        before the next, so the panel is read from L1, not streamed from L2 once per tile. C
+        is stored and reloaded between chunks, which keeps the sum in (kh, kw, c) order."""
+        taps = self.g.kh * self.g.kw
+        most = max(1, (16 * 1024) // (self.g.chans * self.blk.nr * 4))
+        return -(-taps // -(-taps // most))  # as even as chunks of at most `most` go
+
+    # -- packing ----------------------------------------------------------------------------
+
+    def _pack_block(self, b: ir.IRBuilder, w: ValueRef, layout: str, panel: ir.Value,
+                    block: ir.Value, full: bool) -> None:
+        """Block `block` of the filter (any permutation of HWCF, memory or an elementwise
+        expression) as the panel at `panel`: KH*KW*C lines of nr channels, or of the rest
+        block's vectors (zero past F) when not `full`."""
+        from weir.compiler.targets.llvm_cpu.lower_entry import Body
+        low, g, nr = self.low, self.g, self.blk.nr
+
+        def store(bb: ir.IRBuilder, value: ir.Value, width: int, tap: list[ir.Value],
+                  j: ir.Value) -> None:
+            kh, kw, c = tap
+            depth = bb.add(bb.mul(bb.add(bb.mul(kh, I64(g.kw)), kw), I64(g.chans)), c)
+            at = bb.add(bb.mul(depth, I64(width)), j)
+            bb.store(value, bb.gep(panel, [at], inbounds=True))
+
+        def element(bb: ir.IRBuilder, tap: list[ir.Value], f: ir.Value) -> ir.Value:
+            letters = {"H": tap[0], "W": tap[1], "C": tap[2], "F": f}
+            value = low.element(bb, w, [letters[d] for d in layout], Body())
+            return low.convert(bb, value, low.kv.dtype[w], "f32")
+
+        sizes = {"H": g.kh, "W": g.kw, "C": g.chans}
+        order = _packing_order(layout)
+
+        def pack(bb: ir.IRBuilder, block: ir.Value, width: int, columns: tuple[int, int],
+                 zeros: bool, name: str) -> None:
+            """Columns [columns) of one block: the filter's, or zeros past its F."""
+            f0 = bb.mul(block, I64(nr))
+            bounds = [(I64(columns[0]), I64(columns[1])) if d == "F" else (I64(0), I64(sizes[d]))
+                      for d in order]
+
+            def body(ib: ir.IRBuilder, idx: list[ir.Value]) -> None:
+                at = dict(zip(order, idx))
+                tap = [at["H"], at["W"], at["C"]]
+                value = ir.Constant(_F32, 0.0) if zeros else \
+                    element(ib, tap, ib.add(f0, at["F"]))
+                store(ib, value, width, tap, at["F"])
+            for_nest(bb, bounds, body, name)
+
+        if full:
+            pack(b, block, nr, (0, nr), False, "pk")
+        else:
+            width = self.rest_vectors * self.blk.lanes
+            pack(b, block, width, (0, self.rest), False, "pr")
+            pack(b, block, width, (self.rest, width), True, "pz")
+
+    def run(self, b: ir.IRBuilder, w: ValueRef, layout: str, x: Pixels,
+            pixels: tuple[ir.Value, ir.Value], c: ir.Value, c_first: ir.Value,
+            ldc: ir.Value) -> None:
+        """Output pixels [pixels) (numbered (n * OH + oh) * OW + ow) of all F channels: row p of
+        the f32 accumulator at c + (p - c_first) * ldc gains the convolution of the input `x`
+        with the filter `w` (dimensions named by `layout`). One block of nr channels at a
+        time: its panel is packed into scratch (one block's worth, reused), then every pixel
+        runs over it, so the filter is packed once per call and each panel line loaded serves
+        all the pixels' tiles."""
+        panel = self.low.scratch_memory(b, "f32", [I64(self.taps * self.blk.nr)]).ptr
+
+        def block(bb: ir.IRBuilder, fb: ir.Value, full: bool) -> None:
+            self._pack_block(bb, w, layout, panel, fb, full)
+            fn = self.full_fn if full else self.rest_fn
+            assert fn is not None
+            bb.call(fn, [x.ptr, x.image0, x.image_stride, x.row_stride, *pixels, panel, c,
+                         c_first, ldc, bb.mul(fb, I64(self.blk.nr))])
+        with b.if_then(b.icmp_signed("<", pixels[0], pixels[1])):
+            for_range(b, I64(0), I64(self.full_blocks), lambda bb, fb: block(bb, fb, True),
+                      "fb")
+            if self.rest_fn is not None:
+                block(b, I64(self.full_blocks), False)
+
+    @property
+    def pixels_per_block(self) -> int:
+        """Pixels whose tiles run over every chunk of taps of a block's panel before the next
+        pixels do: enough that each chunk's lines, loaded into L1, serve many tiles, few
+        enough that the input rows they read (about KH rows of sw * C per pixel) stay in L2
+        (256 KiB of it)."""
+        g, mr = self.g, self.blk.mr
+        per_pixel = g.sw * g.chans * 4 * g.kh
+        return mr * max(1, (256 * 1024) // (per_pixel * mr))
+
+    def _range_function(self, name: str, vectors: int, valid: int) -> ir.Function:
+        """The pixels [p_lo, p_hi) over one block's panel (`vectors` vectors wide, `valid`
+        channels from column col0), in blocks of pixels, each over every chunk of taps."""
+        g, blk = self.g, self.blk
+        fn = ir.Function(self.low.module, ir.FunctionType(
+            _VOID, [_PTR, I64, I64, I64, I64, I64, _PTR, _PTR, I64, I64, I64]), name)
+        fn.linkage = "internal"
+        fn.attributes.add("nounwind")
+        for i in (6, 7):
+            fn.args[i].add_attribute("noalias")
+        x, image0, image_stride, row_stride, p_lo, p_hi, panel, c, c_first, ldc, col0 = fn.args
+        source = Pixels(x, image0, image_stride, row_stride)
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        slots = [b.alloca(ir.VectorType(_F32, blk.lanes)) for _ in range(blk.mr * vectors)]
+        per_chunk = self.taps_per_chunk
+        chunks, last = divmod(g.kh * g.kw, per_chunk)
+        step = self.pixels_per_block
+        blocks_of_pixels = b.sdiv(b.add(b.sub(p_hi, p_lo), I64(step - 1)), I64(step))
+
+        def pixel_block(pb: ir.IRBuilder, i: ir.Value) -> None:
+            first = pb.add(p_lo, pb.mul(i, I64(step)))
+            end = smin(pb, pb.add(first, I64(step)), p_hi)
+            tiles = pb.sdiv(pb.add(pb.sub(end, first), I64(blk.mr - 1)), I64(blk.mr))
+
+            def chunk(cb: ir.IRBuilder, tap0: ir.Value, count: int) -> None:
+                def tile(tb: ir.IRBuilder, k: ir.Value) -> None:
+                    p0 = tb.add(first, tb.mul(k, I64(blk.mr)))
+                    self._tile(tb, vectors, valid, source, panel, p0, end, c, c_first, ldc,
+                               col0, slots, tap0, count)
+                for_range(cb, I64(0), tiles, tile, "tile")
+            for_range(pb, I64(0), I64(chunks),
+                      lambda cb, j: chunk(cb, cb.mul(j, I64(per_chunk)), per_chunk), "chunk")
+            if last:
+                chunk(pb, I64(chunks * per_chunk), last)
+        for_range(b, I64(0), blocks_of_pixels, pixel_block, "pixels")
+        b.ret_void()
+        return fn
+
+    def _tile(self, b: ir.IRBuilder, vectors: int, valid: int, x: Pixels, weights: ir.Value,
+              p0: ir.Value, end: ir.Value, c: ir.Value, c_first: ir.Value, ldc: ir.Value,
+              col0: ir.Value, slots: list[ir.Value], tap0: ir.Value, taps: int) -> None:
+        """Output pixels p0 .. p0+mr-1 below `end` (the tile's rows past it repeat pixel
+        end-1 and are not stored), channels col0 .. col0+valid-1 (in `vectors` vectors; the
+        filter panel at `weights` is vectors*lanes wide), window taps tap0 .. tap0+taps-1
+        (numbered kh * KW + kw)."""
+        g, lanes, rows = self.g, self.blk.lanes, self.blk.mr
+        width = vectors * lanes
+        vtype = ir.VectorType(_F32, lanes)
+        pixels = [smin(b, b.add(p0, I64(i)), b.sub(end, I64(1))) for i in range(rows)]
+        c_rows = [b.gep(c, [b.add(b.mul(b.sub(p, c_first), ldc), col0)]) for p in pixels]
+        for i in range(rows):
+            for j in range(vectors):
+                b.store(self._load_c(b, c_rows[i], j, valid), slots[i * vectors + j])
+        starts = [self._input_offset(b, x, p) for p in pixels]
+
+        def tap(tb: ir.IRBuilder, t: ir.Value) -> None:
+            kh, kw = tb.udiv(t, I64(g.kw)), tb.urem(t, I64(g.kw))
+            offset = tb.add(tb.mul(kh, tb.mul(x.row_stride, I64(g.dh))),
+                            tb.mul(kw, I64(g.dw * g.chans)))
+            inputs = [tb.gep(x.ptr, [tb.add(start, offset)]) for start in starts]
+            depth0 = tb.mul(t, I64(g.chans))
+
+            def step(sb: ir.IRBuilder, ci: ir.Value) -> None:
+                line = sb.gep(weights, [sb.mul(sb.add(depth0, ci), I64(width))], inbounds=True)
+                ws = [sb.load(sb.bitcast(sb.gep(line, [I64(j * lanes)], inbounds=True),
+                                         vtype.as_pointer()), align=4)
+                      for j in range(vectors)]
+                for i in range(rows):
+                    a = splat(sb, sb.load(sb.gep(inputs[i], [ci]), align=4), lanes)
+                    for j in range(vectors):
+                        slot = slots[i * vectors + j]
+                        sb.store(fmuladd(sb, a, ws[j], sb.load(slot)), slot)
+            for_range(tb, I64(0), I64(g.chans), step, "ci")
+        for_range(b, tap0, b.add(tap0, I64(taps)), tap, "tap")
+        for i in range(rows):
+            def store(sb: ir.IRBuilder, i: int = i) -> None:
+                for j in range(vectors):
+                    self._store_c(sb, sb.load(slots[i * vectors + j]), c_rows[i], j, valid)
+            if i == 0:
+                store(b)
+            else:
+                with b.if_then(b.icmp_signed("<", b.add(p0, I64(i)), end)):
+                    store(b)
+
+    def _input_offset(self, b: ir.IRBuilder, x: Pixels, p: ir.Value) -> ir.Value:
+        """Elements from x.ptr to the first input element output pixel p reads (tap 0, 0)."""
+        g = self.g
+        per_image = g.out_h * g.out_w
+        image, within = b.udiv(p, I64(per_image)), b.urem(p, I64(per_image))
+        oh, ow = b.udiv(within, I64(g.out_w)), b.urem(within, I64(g.out_w))
+        return b.add(b.mul(b.sub(image, x.image0), x.image_stride),
+                     b.add(b.mul(b.mul(oh, I64(g.sh)), x.row_stride),
+                           b.mul(ow, I64(g.sw * g.chans))))
+
+    def _load_c(self, b: ir.IRBuilder, row: ir.Value, j: int, valid: int) -> ir.Value:
+        lanes = self.blk.lanes
+        vtype = ir.VectorType(_F32, lanes)
+        at = b.gep(row, [I64(j * lanes)], inbounds=True)
+        count = min(lanes, valid - j * lanes)
+        if count == lanes:
+            return b.load(b.bitcast(at, vtype.as_pointer()), align=4)
+        value: ir.Value = ir.Constant(vtype, None)
+        for lane in range(count):
+            element = b.load(b.gep(at, [I64(lane)], inbounds=True), align=4)
+            value = b.insert_element(value, element, ir.Constant(_I32, lane))
+        return value
+
+    def _store_c(self, b: ir.IRBuilder, value: ir.Value, row: ir.Value, j: int,
+                 valid: int) -> None:
+        lanes = self.blk.lanes
+        at = b.gep(row, [I64(j * lanes)], inbounds=True)
+        count = min(lanes, valid - j * lanes)
+        if count == lanes:
+            b.store(value, b.bitcast(at, value.type.as_pointer()), align=4)
+            return
+        for lane in range(count):
+            b.store(b.extract_element(value, ir.Constant(_I32, lane)),
+                    b.gep(at, [I64(lane)], inbounds=True), align=4)
+
+
+def _packing_order(layout: str) -> str:
+    """The loops that pack a block of the filter, outermost first: the filter's own order, so
+    reads run along its innermost dimensions, except that the block's columns (F) sit just
+    inside the outermost of the others when F leads (FCHW, FHWC): the panel lines written for
+    one step of that outermost loop are then few enough to stay in L1."""
+    rest = [d for d in layout if d != "F"]
+    if layout.index("F") == len(layout) - 1:
+        return "".join(rest) + "F"
+    return rest[0] + "F" + "".join(rest[1:])
+
+
+def splat(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:
+    """`value` in every lane of a vector (a vector broadcast from memory once LLVM sees the
+    load); `value` itself for one lane."""
+    if lanes == 1:
+        return value
+    undef = ir.Constant(ir.VectorType(value.type, lanes), ir.Undefined)
+    first = b.insert_element(undef, value, ir.Constant(_I32, 0))
+    return b.shuffle_vector(first, undef, ir.Constant(ir.VectorType(_I32, lanes), [0] * lanes))
+
+
+def fmuladd(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
+    """x * y + z of f32 scalars or vectors. fmuladd rather than fma: it fuses where the CPU has
+    FMA and stays a multiply and an add, rather than a libm call, where it has not."""
+    vector = isinstance(x.type, ir.VectorType)
+    name = f"llvm.fmuladd.v{x.type.count}f32" if vector else "llvm.fmuladd.f32"
+    fn = b.module.globals.get(name)
+    if not isinstance(fn, ir.Function):
+        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type] * 3), name)
+    return b.call(fn, [x, y, z])

@@ -1,0 +1,167 @@
+"""Depthwise convolution of f32 with static sizes, in vectors. It has no contraction: each output
+element is the sum of KH*KW products, so it is bound by memory, and the point is to move
+vectors, not scalars. The vectors run along the dimension that is contiguous in both the input
+and the output:
+
+- NHWC (filter HWC): along channels. For each output pixel, a vector of channels of the output
+  accumulates the products of the input's vector at each tap with the filter's vector there.
+- NCHW (filter CHW): along the output width, one (n, c, oh) row at a time. The input's vector
+  at a tap is contiguous when the width stride is 1 (else one load of the span it covers,
+  shuffled), the filter's weight a broadcast. LLVM's own vectoriser leaves this form scalar
+  when the stride is not 1 (MobileNet's downsampling layers).
+
+Each accumulator vector starts from the output (initialised from the init, as the other
+convolutions do), gains the taps in (kh, kw) order (multiply-adds, which LLVM fuses where the
+CPU has FMA), and is stored once. Channels or widths past the last whole vector run the same
+taps on scalars. Rows are the workgroups."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into, in_memory
+from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
+from weir.compiler.targets.llvm_cpu.epilogue import finish_block
+from weir.compiler.targets.llvm_cpu.loops import I64, for_range
+from weir.format import reference_kernel as k
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+
+_F32 = ir.FloatType()
+_I32 = ir.IntType(32)
+
+
+def vector_depthwise_applies(low: EntryLowering, op: k.Conv2D, n: int) -> bool:
+    """f32 throughout, sizes static, and one of the two layouts exporters write."""
+    kv = low.kv
+    refs = (kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0))
+    layouts = {("NHWC", "HWC"), ("NCHW", "CHW")}
+    return (all(kv.dtype[v] == "f32" for v in refs)
+            and all(isinstance(d, int) for v in refs for d in kv.shape[v])
+            and (op.input_layout, op.filter_layout) in layouts)
+
+
+def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
+                           partitioned: bool) -> tuple[k.Dim, int]:
+    kv = low.kv
+    x, f, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
+    layout = op.input_layout
+    shape = dict(zip(layout, kv.shape[out]))
+    window = dict(zip(op.filter_layout, kv.shape[f]))
+    kh_n, kw_n = int(window["H"]), int(window["W"])
+    nchw = layout == "NCHW"
+    # The rows that are workgroups: (n, oh), or (n, c, oh) channels first.
+    row_dims = "NCH" if nchw else "NH"
+    rows = 1
+    for d in row_dims:
+        rows *= int(shape[d])
+    per_row = int(shape["W"]) * kh_n * kw_n * (1 if nchw else int(shape["C"]))
+    extent: k.Dim = 1
+    tile = 1
+    lo, hi = I64(0), I64(rows)
+    if partitioned:
+        _, extent, tile = low.grid((rows,), per_row)
+        lo, hi = low.partition_bounds(b, I64(rows), tile)
+    xm = in_memory(low, b, x)
+    fm = in_memory(low, b, f)
+    dest = low.memory[out]
+    lanes = low.cpu.vector_bits // 32
+
+    def row(rb: ir.IRBuilder, r: ir.Value) -> None:
+        at: dict[str, ir.Value] = {}
+        for d in reversed(row_dims):
+            size = I64(int(shape[d]))
+            at[d] = rb.srem(r, size)
+            r = rb.sdiv(r, size)
+        ow_n, c_n = I64(int(shape["W"])), I64(int(shape["C"]))
+        if nchw:
+            c, _ = accumulate_into(low, rb, init, dest, [at["N"], at["C"]], (at["H"],
+                                   rb.add(at["H"], I64(1))), (I64(0), ow_n), "f32")
+            _nchw_row(rb, op, xm, fm, at, c, int(shape["W"]), kh_n, kw_n, lanes)
+            box = [(at["N"], rb.add(at["N"], I64(1))), (at["C"], rb.add(at["C"], I64(1))),
+                   (at["H"], rb.add(at["H"], I64(1))), (I64(0), ow_n)]
+        else:
+            c, _ = accumulate_into(low, rb, init, dest, [at["N"], at["H"]], (I64(0), ow_n),
+                                   (I64(0), c_n), "f32")
+            _nhwc_row(rb, op, xm, fm, at, c, int(shape["W"]), int(shape["C"]), kh_n, kw_n,
+                      lanes)
+            box = [(at["N"], rb.add(at["N"], I64(1))), (at["H"], rb.add(at["H"], I64(1))),
+                   (I64(0), ow_n), (I64(0), c_n)]
+        finish_block(low, rb, n, box)
+    for_range(b, lo, hi, lambda rb, r: low.scoped(rb, lambda: row(rb, r)), "row")
+    return extent, tile
+
+
+def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[str, ir.Value],
+              c: Strided, out_w: int, chans: int, kh_n: int, kw_n: int, lanes: int) -> None:
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    whole = chans - chans % lanes
+
+    def taps(tb: ir.IRBuilder, ow: ir.Value, ch: ir.Value, width: int) -> None:
+        out = tb.gep(c.ptr, [tb.add(tb.mul(ow, c.ld), ch)], inbounds=True)
+        acc = _load(tb, out, width)
+        for kh in range(kh_n):
+            ih = tb.add(tb.mul(at["H"], I64(sh)), I64(kh * dh))
+            for kw in range(kw_n):
+                iw = tb.add(tb.mul(ow, I64(sw)), I64(kw * dw))
+                value = _load(tb, xm.address(tb, [at["N"], ih, iw, ch]), width)
+                weight = _load(tb, fm.address(tb, [I64(kh), I64(kw), ch]), width)
+                acc = fmuladd(tb, value, weight, acc)
+        _store(tb, acc, out, width)
+
+    def pixel(pb: ir.IRBuilder, ow: ir.Value) -> None:
+        def vector(vb: ir.IRBuilder, v: ir.Value) -> None:
+            taps(vb, ow, vb.mul(v, I64(lanes)), lanes)
+        for_range(pb, I64(0), I64(whole // lanes), vector, "cv")
+        for_range(pb, I64(whole), I64(chans), lambda sb, ch: taps(sb, ow, ch, 1), "cs")
+    for_range(b, I64(0), I64(out_w), pixel, "ow")
+
+
+def _nchw_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[str, ir.Value],
+              c: Strided, out_w: int, kh_n: int, kw_n: int, lanes: int) -> None:
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    whole = out_w - out_w % lanes
+
+    def taps(tb: ir.IRBuilder, ow: ir.Value, width: int) -> None:
+        out = tb.gep(c.ptr, [ow], inbounds=True)
+        acc = _load(tb, out, width)
+        for kh in range(kh_n):
+            ih = tb.add(tb.mul(at["H"], I64(sh)), I64(kh * dh))
+            for kw in range(kw_n):
+                iw = tb.add(tb.mul(ow, I64(sw)), I64(kw * dw))
+                start = xm.address(tb, [at["N"], at["C"], ih, iw])
+                value = _load(tb, start, width) if sw == 1 else _gather(tb, start, sw, width)
+                weight = tb.load(fm.address(tb, [at["C"], I64(kh), I64(kw)]))
+                acc = fmuladd(tb, value, splat(tb, weight, width), acc)
+        _store(tb, acc, out, width)
+
+    for_range(b, I64(0), I64(whole // lanes),
+              lambda vb, v: taps(vb, vb.mul(v, I64(lanes)), lanes), "wv")
+    for_range(b, I64(whole), I64(out_w), lambda sb, ow: taps(sb, ow, 1), "ws")
+
+
+def _load(b: ir.IRBuilder, at: ir.Value, width: int) -> ir.Value:
+    if width == 1:
+        return b.load(at, align=4)
+    return b.load(b.bitcast(at, ir.VectorType(_F32, width).as_pointer()), align=4)
+
+
+def _store(b: ir.IRBuilder, value: ir.Value, at: ir.Value, width: int) -> None:
+    if width == 1:
+        b.store(value, at, align=4)
+    else:
+        b.store(value, b.bitcast(at, value.type.as_pointer()), align=4)
+
+
+def _gather(b: ir.IRBuilder, start: ir.Value, stride: int, width: int) -> ir.Value:
+    """`width` elements `stride` apart from `start`, as a vector: one load of the span they
+    cover (no element past the last one read), then a shuffle of every stride-th lane."""
+    if width == 1:
+        return b.load(start, align=4)
+    span = (width - 1) * stride + 1
+    whole = b.load(b.bitcast(start, ir.VectorType(_F32, span).as_pointer()), align=4)
+    picks = ir.Constant(ir.VectorType(_I32, width), [lane * stride for lane in range(width)])
+    return b.shuffle_vector(whole, ir.Constant(whole.type, ir.Undefined), picks)
