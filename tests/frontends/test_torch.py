@@ -196,3 +196,17 @@ def test_non_persistent_buffer_is_a_constant() -> None:
     model, x = Offsets(), torch.randn(3, 4)
     with wt.compile(model, x, target="reference", device="local-sync") as cm:
         torch.testing.assert_close(cm(x), model(x), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_ceil_mode_pooling_reads_a_padded_input_partly(target: str) -> None:
+    """torch-mlir pads the high side for ceil-mode pooling and states an output that leaves the
+    padded input's last rows unread (15 -> 17 rows, 7 outputs where 8 would fit): valid MLIR,
+    and SqueezeNet's pools."""
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(torch.nn.MaxPool2d(3, 2, ceil_mode=True),
+                                torch.nn.AvgPool2d(2, 2, ceil_mode=True)).eval()
+    x = torch.randn(1, 2, 15, 15)
+    for driver in DRIVERS:
+        with wt.compile(model, x, target=target, device=driver) as cm:
+            torch.testing.assert_close(cm(x), model(x), rtol=RTOL, atol=ATOL)

@@ -33,10 +33,10 @@ func.func @strides(%x: tensor<1x6x8x8x1xf32>, %init: tensor<1x4x8x8x1xf32>) -> t
 
 // -----
 
-// The output depth disagrees with the input, window and stride.
-func.func @depth(%x: tensor<1x6x8x8x1xf32>, %init: tensor<1x3x8x8x1xf32>) -> tensor<1x3x8x8x1xf32> {
+// The output depth reads past the input's, for this window and stride.
+func.func @depth(%x: tensor<1x6x8x8x1xf32>, %init: tensor<1x5x8x8x1xf32>) -> tensor<1x5x8x8x1xf32> {
   %win = tensor.empty() : tensor<3x1x1xf32>
-  // ERR: decompose_window_ops_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.pooling_ndhwc_max' op output D size 3 should be 4: (input 6 - dilation 1 * (window 3 - 1) - 1) / stride 1 + 1
-  %0 = linalg.pooling_ndhwc_max ins(%x, %win : tensor<1x6x8x8x1xf32>, tensor<3x1x1xf32>) outs(%init : tensor<1x3x8x8x1xf32>) -> tensor<1x3x8x8x1xf32>
-  return %0 : tensor<1x3x8x8x1xf32>
+  // ERR: decompose_window_ops_errors.mlir:[[# @LINE + 1]]:3: error: 'linalg.pooling_ndhwc_max' op output D size 5 should be at most 4: (input 6 - dilation 1 * (window 3 - 1) - 1) / stride 1 + 1
+  %0 = linalg.pooling_ndhwc_max ins(%x, %win : tensor<1x6x8x8x1xf32>, tensor<3x1x1xf32>) outs(%init : tensor<1x5x8x8x1xf32>) -> tensor<1x5x8x8x1xf32>
+  return %0 : tensor<1x5x8x8x1xf32>
 }

@@ -15,7 +15,7 @@ import weir.api as weir
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.target import Jit
-from weir.compiler.targets.reference.translate import EntryTranslator
+from weir.compiler.codegen.translate import EntryTranslator
 from weir.ir import parse_module
 from weir.ir.upstream import func
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
-from weir.compiler.targets.reference.translate import CMPF_PREDICATES, CMPI_PREDICATES
+from weir.compiler.codegen.translate import CMPF_PREDICATES, CMPI_PREDICATES
 from weir.dialects import vm
 from weir.format.element_types import BY_NAME
 from weir.ir.diagnostics import error_at

@@ -306,7 +306,8 @@ def _in_order(a: np.ndarray, layout: str, order: str) -> np.ndarray:
 
 def _window_outputs(spatial: tuple[int, ...], window: tuple[int, ...], strides: tuple[int, int],
                     dilations: tuple[int, int], what: str) -> tuple[int, int]:
-    """Output (H, W) sizes: (in - dilation*(k-1) - 1)/stride + 1, for windows that fit."""
+    """The most output (H, W) positions the input holds: (in - dilation*(k-1) - 1)/stride + 1.
+    An output may have fewer (the input's last rows then go unread), as MLIR allows."""
     sizes = []
     for size, k, s, d in zip(spatial, window, strides, dilations):
         span = d * (k - 1) + 1
@@ -336,10 +337,12 @@ def _conv2d(op: Conv2D, x: np.ndarray, f: np.ndarray, init: np.ndarray, w: str) 
     xs = _in_order(x, op.input_layout, "NHWC")
     fs = _in_order(f, op.filter_layout, "HWC" if op.depthwise else "HWCF")
     what = f"{w}: conv2d of {x.shape} by {f.shape} into {init.shape}"
-    out_hw = _window_outputs(xs.shape[1:3], fs.shape[:2], op.strides, op.dilations, what)
+    most = _window_outputs(xs.shape[1:3], fs.shape[:2], op.strides, op.dilations, what)
     init_s = _in_order(init, op.output_layout, out_order)
     out_c = fs.shape[2] if op.depthwise else fs.shape[3]
-    if xs.shape[3] != fs.shape[2] or init_s.shape != (xs.shape[0], *out_hw, out_c):
+    out_hw = init_s.shape[1:3]
+    if xs.shape[3] != fs.shape[2] or init_s.shape != (xs.shape[0], *out_hw, out_c) or \
+            any(n > m for n, m in zip(out_hw, most)):
         raise RuntimeFault(what)
     acc = _accumulator(init.dtype)
     xs, fs = xs.astype(acc, copy=False), fs.astype(acc, copy=False)
@@ -359,8 +362,9 @@ def _pool2d(op: Pool2D, x: np.ndarray, init: np.ndarray, w: str) -> np.ndarray:
     """init combined (max or sum) with every tap of the window, one whole-tensor op per tap."""
     xs, init_s = _in_order(x, op.layout, "NCHW"), _in_order(init, op.layout, "NCHW")
     what = f"{w}: pool2d of {x.shape} with window {op.window} into {init.shape}"
-    out_hw = _window_outputs(xs.shape[2:], op.window, op.strides, op.dilations, what)
-    if init_s.shape != (*xs.shape[:2], *out_hw):
+    most = _window_outputs(xs.shape[2:], op.window, op.strides, op.dilations, what)
+    out_hw = init_s.shape[2:]
+    if init_s.shape[:2] != xs.shape[:2] or any(n > m for n, m in zip(out_hw, most)):
         raise RuntimeFault(what)
     acc = _accumulator(init.dtype)
     total = init_s.astype(acc)

@@ -32,6 +32,9 @@ GEMM_TYPES = frozenset({("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "
                         ("i8", "i8", "i32"), ("f64", "f64", "f64")})
 
 
+# A matmul of at most this many multiply-adds (static sizes) is plain loops: the microkernel's
+# call, packing and scratch allocation cost more than a 4x4 product itself.
+DIRECT_MACS = 2048
 # A matmul with fewer rows than this (and than columns) splits its columns over workgroups, in
 # multiples of COLUMN_TILE (a whole number of the microkernel's register-tile widths).
 SHORT_M = 256
@@ -57,10 +60,12 @@ class Strided:
 
 
 def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Value,
-         a: Strided, bm: Strided, c: Strided) -> None:
-    """c += a @ bm, with c already in the accumulator type."""
+         a: Strided, bm: Strided, c: Strided, direct: bool = False) -> None:
+    """c += a @ bm, with c already in the accumulator type. `direct`: plain loops even where the
+    microkernel applies (tiny static products, for which its packing and scratch cost more than
+    the multiply-adds; LLVM unrolls the loops' constant bounds)."""
     types = (a.dtype, bm.dtype, c.dtype)
-    if types in GEMM_TYPES:
+    if types in GEMM_TYPES and not direct:
         b.call(declare_gemm(low.module, types), [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld])
         low.gemms.add(types)
         return
@@ -218,13 +223,15 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
         accumulator(kv.dtype[lhs], kv.dtype[rhs], kv.dtype[out])
     # Multiply-adds per result row, to size workgroups (dynamic sizes guessed).
     work = (n_dim if isinstance(n_dim, int) else 256) * (k_dim if isinstance(k_dim, int) else 256)
+    direct = isinstance(m_dim, int) and isinstance(n_dim, int) and isinstance(k_dim, int) and \
+        m_dim * n_dim * k_dim <= DIRECT_MACS
 
     def block(bb: ir.IRBuilder, prefix: list[ir.Value], rows: Span, cols: Span) -> None:
         c, scratch = accumulate_into(low, bb, init, dest, prefix, rows, cols, acc)
         a = _rows_in_memory(low, bb, lhs, prefix, *rows)
         rb = _rows_in_memory(low, bb, rhs, prefix, I64(0), K)
         rb = Strided(bb.gep(rb.ptr, [cols[0]], inbounds=True), rb.ld, rb.dtype)
-        gemm(low, bb, bb.sub(rows[1], rows[0]), bb.sub(cols[1], cols[0]), K, a, rb, c)
+        gemm(low, bb, bb.sub(rows[1], rows[0]), bb.sub(cols[1], cols[0]), K, a, rb, c, direct)
         if scratch:
             copy_back(low, bb, c, dest, prefix, rows, cols)
         finish_block(low, bb, n, [(i, bb.add(i, I64(1))) for i in prefix] + [rows, cols])

@@ -17,7 +17,7 @@ from weir.compiler.targets.interface import Target
 from weir.compiler.targets.llvm_cpu.contraction import gemm_object
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
-from weir.compiler.targets.reference.translate import EntryTranslator
+from weir.compiler.codegen.translate import EntryTranslator
 from weir.format.native_executable import FORMAT, NativeExecutable, encode_native_executable
 from weir.ir.upstream import func
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.interface import Target
-from weir.compiler.targets.reference.translate import EntryTranslator
+from weir.compiler.codegen.translate import EntryTranslator
 from weir.format.reference_codec import encode_reference_executable
 from weir.format.reference_kernel import ReferenceExecutable
 from weir.ir.upstream import func

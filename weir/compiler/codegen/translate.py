@@ -1,13 +1,13 @@
-"""Lowers one outlined dispatch function (linalg on tensors) into the reference target's kernel
-description (weir/format/reference_kernel.py). Anything it cannot describe is a compile error at
-the op, so the runtime never meets an op it cannot run."""
+"""Lowers one outlined dispatch function (linalg on tensors) into the kernel description
+(weir/format/reference_kernel.py) that every target starts from. Anything it cannot describe is
+a compile error at the op, so no target and no runtime meets an op it cannot run."""
 
 from __future__ import annotations
 
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
-from weir.compiler.targets.reference import translate_slices
-from weir.compiler.targets.reference.translate_ext import YIELD_OPS, translate_ext
+from weir.compiler.codegen import translate_slices
+from weir.compiler.codegen.translate_ext import YIELD_OPS, translate_ext
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at, location_of
 from weir.dialects import linalg_ext

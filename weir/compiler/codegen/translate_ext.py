@@ -13,7 +13,7 @@ from weir.ir.diagnostics import error_at
 from weir.ir.upstream import IntegerAttr, Operation
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.reference.translate import EntryTranslator
+    from weir.compiler.codegen.translate import EntryTranslator
 
 # The regions' terminators: IREE's and torch-mlir's.
 YIELD_OPS = (ext.YieldOp, tm_tensor.YieldOp)

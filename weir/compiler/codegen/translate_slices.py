@@ -14,7 +14,7 @@ from weir.ir.diagnostics import error_at
 from weir.ir.upstream import DYNAMIC_INDEX, Operation, SSAValue, tensor, TensorType
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.reference.translate import EntryTranslator
+    from weir.compiler.codegen.translate import EntryTranslator
 
 
 def _index(tr: EntryTranslator, v: SSAValue, user: Operation) -> k.Dim:
