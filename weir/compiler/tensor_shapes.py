@@ -13,12 +13,14 @@ from typing import Callable, Sequence
 from weir.ir.diagnostics import error_at, location_of
 from weir.ir.upstream import (
     arith,
+    ArrayAttr,
     Builder,
     cf,
     DenseIntOrFPElementsAttr,
     IndexType,
     InsertPoint,
     IntegerAttr,
+    IntegerType,
     Operation,
     OpResult,
     SSAValue,
@@ -29,6 +31,13 @@ from weir.ir.upstream import (
 DimsOf = Callable[[SSAValue], list[SSAValue]]
 Size = int | SSAValue  # a static size or an index value
 RESHAPE_OPS = (tensor.CollapseShapeOp, tensor.ExpandShapeOp, tensor.ReshapeOp, tensor.CastOp)
+_I64 = IntegerType(64)
+
+
+def reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
+    """The `reassociation` property of a collapse_shape / expand_shape: each group of dimensions
+    of the larger shape that one dimension of the smaller one spans."""
+    return ArrayAttr([ArrayAttr([IntegerAttr(i, _I64) for i in g]) for g in groups])
 
 
 def index(b: Builder, value: int) -> SSAValue:

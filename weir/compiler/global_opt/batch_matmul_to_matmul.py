@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
+from weir.compiler.tensor_shapes import reassociation
 from weir.dialects import linalg_ext
 from weir.ir.upstream import (
-    ArrayAttr,
     Builder,
     EmptyOp,
     InsertPoint,
-    IntegerAttr,
-    IntegerType,
     linalg,
     ModuleOp,
     Operation,
@@ -29,7 +27,6 @@ from weir.ir.upstream import (
     TensorType,
 )
 
-_I64 = IntegerType(64)
 
 
 class BatchMatmulToMatmul(Pass):
@@ -67,10 +64,6 @@ def _broadcast_matrix(value: SSAValue) -> SSAValue | None:
     return source
 
 
-def _groups(*groups: list[int]) -> ArrayAttr:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, _I64) for i in g]) for g in groups])
-
-
 def _rewrite(op: linalg_ext.BatchMatmulOp, weights: SSAValue) -> None:
     lhs, init = op.inputs[0], op.outputs[0]
     lhs_t, out_t = lhs.type, op.res[0].type
@@ -83,7 +76,7 @@ def _rewrite(op: linalg_ext.BatchMatmulOp, weights: SSAValue) -> None:
     acc = _collapse(b, init, TensorType(out_t.element_type, (batch * m, n)))
     product = b.insert(linalg_ext.MatmulOp([rows, weights], [acc]))
     result = b.insert(tensor.ExpandShapeOp(
-        product.results[0], [], _groups([0, 1], [2]), [batch, m, n], out_t)).results[0]
+        product.results[0], [], reassociation([[0, 1], [2]]), [batch, m, n], out_t)).results[0]
     op.res[0].replace_all_uses_with(result)
     made_from = [op.inputs[1].owner, init.owner]
     op.detach()
@@ -115,4 +108,4 @@ def _collapse(b: Builder, value: SSAValue, to: TensorType) -> SSAValue:
         return b.insert(linalg.FillOp((fill.inputs[0],), (empty,), (to,))).results[0]
     return b.insert(tensor.CollapseShapeOp.build(
         operands=[value], result_types=[to],
-        properties={"reassociation": _groups([0, 1], [2])})).results[0]
+        properties={"reassociation": reassociation([[0, 1], [2]])})).results[0]

@@ -25,6 +25,7 @@ from dataclasses import replace
 from weir.compiler.input.windows import named_window, pooling_generic, Window
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
+from weir.compiler.tensor_shapes import reassociation
 from weir.dialects.linalg_windows import window_op
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
@@ -36,7 +37,6 @@ from weir.ir.upstream import (
     DenseIntOrFPElementsAttr,
     EmptyOp,
     InsertPoint,
-    IntegerAttr,
     IntegerType,
     linalg,
     ModuleOp,
@@ -282,4 +282,4 @@ def _merge_groups(rank: int, at: int) -> ArrayAttr:
     groups: list[list[int]] = []
     for i in range(rank):
         groups.append([i + (i > at)] if i != at else [at, at + 1])
-    return ArrayAttr([ArrayAttr([IntegerAttr(j, _I64) for j in g]) for g in groups])
+    return reassociation(groups)

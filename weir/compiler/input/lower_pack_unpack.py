@@ -15,19 +15,24 @@ from __future__ import annotations
 from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
-from weir.compiler.tensor_shapes import as_value, dynamic_of, product, Size, sizes_of
+from weir.compiler.tensor_shapes import (
+    as_value,
+    dynamic_of,
+    product,
+    reassociation,
+    Size,
+    sizes_of,
+)
 from weir.dialects.linalg_pack import PackOp, UnPackOp
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
     arith,
-    ArrayAttr,
     Builder,
     DenseArrayBase,
     DYNAMIC_INDEX,
     EmptyOp,
     IntegerType,
     InsertPoint,
-    IntegerAttr,
     linalg,
     ModuleOp,
     Operation,
@@ -85,10 +90,6 @@ def _groups(rank: int, tiled: set[int]) -> tuple[list[list[int]], list[int]]:
     return groups, starts
 
 
-def _reassociation(groups: list[list[int]]) -> ArrayAttr:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
-
-
 def _tensor(element: object, sizes: list[Size]) -> TensorType:
     return TensorType(element, _static(sizes))
 
@@ -125,7 +126,7 @@ def _pack(op: PackOp, b: Builder) -> SSAValue:
     expanded_t = _tensor(source_t.element_type, expanded)
     reshaped = b.insert(tensor.ExpandShapeOp(
         value, [as_value(b, s) for s in expanded if not isinstance(s, int)],
-        _reassociation(groups), _static(expanded), expanded_t)).result
+        reassociation(groups), _static(expanded), expanded_t)).result
     return b.insert(linalg.TransposeOp(reshaped, op.dest, DenseArrayBase.from_list(
         i64, permutation), dest_t)).results[0]
 
@@ -162,7 +163,7 @@ def _unpack(op: UnPackOp, b: Builder) -> SSAValue:
     padded_t = _tensor(source_t.element_type, padded)
     collapsed = b.insert(tensor.CollapseShapeOp(
         operands=[moved], result_types=[padded_t],
-        properties={"reassociation": _reassociation(groups)})).results[0]
+        properties={"reassociation": reassociation(groups)})).results[0]
     sizes = sizes_of(dest_t, dynamic_dims(op.dest, InsertPoint.before(op)))
     if padded_t == dest_t and all(isinstance(s, int) for s in padded):
         return collapsed
