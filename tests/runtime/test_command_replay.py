@@ -66,7 +66,7 @@ def test_consecutive_native_dispatches_are_one_batch_and_run_in_order(device: De
     buffers = [_buffer(device, np.arange(N))] + [_buffer(device) for _ in range(4)]
     cb = device.create_command_buffer()
     _chain(cb, [(b,) for b in buffers])
-    plan = one_shot_plan(cb.commands, parallel=False)
+    plan = one_shot_plan(cb.commands, threads=1)
     assert [type(step) for step in plan] == [NativeBatch]
     before = dict(device.statistics.snapshot()["dispatches_by_entry_point"])
     _run(device, cb)
@@ -75,15 +75,19 @@ def test_consecutive_native_dispatches_are_one_batch_and_run_in_order(device: De
     assert after["k::add_one"] - before.get("k::add_one", 0) == 4
 
 
-def test_several_workgroups_stay_on_the_parallel_runner() -> None:
-    """On a runner with threads, a dispatch of many workgroups is replayed on its own (so they
-    spread over the threads) and the rest still batch."""
+def test_on_several_threads_dispatches_of_many_workgroups_batch_to_be_shared() -> None:
+    """On a runner with threads, consecutive dispatches still make one batch, which the threads
+    share; a lone dispatch stays a command, whose workgroups the runner splits."""
     device = LocalSyncDevice()
     buffers = [_buffer(device, np.arange(N))] + [_buffer(device) for _ in range(2)]
     cb = device.create_command_buffer()
     _chain(cb, [(b,) for b in buffers])
-    plan = one_shot_plan(cb.commands, parallel=True)
-    assert [type(step) for step in plan] == [DispatchCommand, DispatchCommand]
+    plan = one_shot_plan(cb.commands, threads=2)
+    assert [type(step) for step in plan] == [NativeBatch]
+    assert plan[0].shared  # type: ignore[union-attr]
+    lone = device.create_command_buffer()
+    _chain(lone, [(b,) for b in buffers[:2]])
+    assert [type(step) for step in one_shot_plan(lone.commands, threads=2)] == [DispatchCommand]
 
 
 def test_a_reusable_command_buffer_runs_each_table_it_is_given(device: Device) -> None:
@@ -161,7 +165,7 @@ def test_a_failed_check_in_a_batch_fails_the_execute_after_the_rows_before_it(
     buffers = [_buffer(device, start)] + [_buffer(device) for _ in range(4)]
     cb = device.create_command_buffer()
     _chain(cb, [(b,) for b in buffers])
-    assert [type(step) for step in one_shot_plan(cb.commands, parallel=False)] == [NativeBatch]
+    assert [type(step) for step in one_shot_plan(cb.commands, threads=1)] == [NativeBatch]
     before = dict(device.statistics.snapshot()["dispatches_by_entry_point"])
     failed = _submit(device, cb)
     with pytest.raises(RuntimeFault, match=r"^dispatch 'k::add_one' failed: cf\.assert at "

@@ -7,9 +7,9 @@ dispatches take a microsecond or two; a ctypes call with its argument conversion
 Python loop around it, costs as much again. Walking the table in native code costs nanoseconds.
 
 The rows are checked before they are built (`LoadedNativeExecutable.native_call` runs the same
-bounds checks as a dispatch), so the executor trusts them. Every row runs its workgroups on the
-calling thread; the command-buffer replay only batches dispatches it would have run there anyway
-(all of them on local-sync, the one-workgroup ones on local-task)."""
+bounds checks as a dispatch), so the executor trusts them. `run` walks the rows on the calling
+thread (local-sync); `run_shared` lets a local-task device's threads walk them together
+(shared_replay.py), each dispatch's workgroups spread over them."""
 
 from __future__ import annotations
 
@@ -17,20 +17,33 @@ import array
 import ctypes
 import functools
 from collections import Counter
-from typing import Sequence
+from typing import Callable, Sequence
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
 from weir.errors import RuntimeFault
+from weir.runtime.executables.jit import JitFunction
+from weir.runtime.executables.shared_replay import (
+    MAX_BINDINGS,
+    ROW_FIELDS,
+    STATE_WORDS,
+    shared_executor,
+)
 from weir.runtime.hal.executable import NativeCall
 
+# Tickets per thread that a row's workgroups are cut into at most: enough for a thread that
+# finishes early to take over part of another's share, few enough that taking one costs nothing.
+_TICKETS_PER_THREAD = 4
+# Runs `body(slot)` for slots 1 .. threads-1 (at most) on the device's other threads and
+# returns at once (`WorkgroupRunner.share`).
+Share = Callable[[Callable[[int], object], int], None]
+
 # Each row: entry point address, first binding (index into the gather and offset arrays), number
-# of bindings, push constant array address, workgroup count.
-_ROW_FIELDS = 5
-# The most bindings one batched dispatch may have (the executor's pointer array on its stack).
-MAX_BINDINGS = 256
+# of bindings, push constant array address, workgroup count, then what only the shared executor
+# reads (tickets, workgroups per ticket, the done count its phase waits for).
+_ROW_FIELDS = ROW_FIELDS
 _EXECUTOR_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                   ctypes.c_void_p)
@@ -111,15 +124,8 @@ class _Executor:
     """The compiled executor and the engine that owns its code."""
 
     def __init__(self) -> None:
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        target = llvm.Target.from_triple(llvm.get_process_triple())
-        machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(), opt=2)
-        parsed = llvm.parse_assembly(str(_executor_ir()))
-        parsed.verify()
-        self._engine = llvm.create_mcjit_compiler(parsed, machine)
-        self._engine.finalize_object()
-        self.run = _EXECUTOR_TYPE(self._engine.get_function_address("weir_replay"))
+        self._code = JitFunction(_executor_ir(), "weir_replay")
+        self.run = _EXECUTOR_TYPE(self._code.address)
 
 
 @functools.cache
@@ -138,19 +144,25 @@ class BatchFault(RuntimeFault):
 
 
 class NativeBatch:
-    """Consecutive checked dispatches as one table; `run` executes them all in order.
+    """Consecutive checked dispatches as one table; `run` executes them all in order on the
+    calling thread, `run_shared` on several threads at once (shared_replay.py).
 
     Each binding is a slot and a byte offset: one-shot batches give every binding its own slot,
     the buffer's address (`run()`); a reusable command buffer's batch names the slots of its
     binding table and takes the table's addresses on each run (`run(addresses)`). Nothing is
-    written per run, so concurrent runs of one batch share nothing mutable."""
+    written per run, so concurrent runs of one batch share nothing mutable.
+
+    `phases[i]` says row i must wait for every row before it (an execution barrier or a data
+    dependency lies between them); `threads` is how many threads `run_shared` may use. A batch
+    whose phases each hold a single ticket has nothing to spread: `shared` is then False."""
 
     __slots__ = ("_rows", "_count", "_gather", "_offsets", "_constants", "_own", "_keep",
                  "names", "counts", "_gather_at", "_offsets_at", "_rows_at", "_run",
-                 "_faults")
+                 "_faults", "shared", "_threads", "_total")
 
     def __init__(self, calls: Sequence[NativeCall], names: Sequence[str],
-                 slots: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
+                 slots: Sequence[Sequence[tuple[int, int]]] | None = None,
+                 phases: Sequence[bool] | None = None, threads: int = 1) -> None:
         # Push constants are 64-bit words: an unsigned value above 2^63 is the same bits.
         constants = [k - (1 << 64) if k >= 1 << 63 else k for c in calls for k in c.constants]
         self._constants = np.array(constants or [0], dtype=np.int64)
@@ -169,13 +181,24 @@ class NativeBatch:
         self._offsets = np.array(offsets or [0], dtype=np.int64)
         base_c = self._constants.ctypes.data
         rows = np.empty((len(calls), _ROW_FIELDS), dtype=np.uint64)
-        first = offset_c = 0
+        first = offset_c = ticket = phase_start = 0
+        widest = 0  # the most tickets of any phase
         for r, c in enumerate(calls):
-            rows[r] = (c.fn, first, len(c.addresses), base_c + 8 * offset_c, c.count)
+            chunk = max(1, c.count // (_TICKETS_PER_THREAD * threads))
+            tickets = -(-c.count // chunk)
+            if r and (phases is None or phases[r]):
+                phase_start = ticket
+            rows[r] = (c.fn, first, len(c.addresses), base_c + 8 * offset_c, c.count, tickets,
+                       chunk, phase_start)
             first += len(c.addresses)
             offset_c += len(c.constants)
+            ticket += tickets
+            widest = max(widest, ticket - phase_start)
         self._rows = rows
         self._count = len(calls)
+        self._total = ticket
+        self._threads = threads
+        self.shared = threads > 1 and widest > 1
         self.names = tuple(names)
         self._faults = tuple(c.fault_message for c in calls)
         # Each entry point once with its number of dispatches: what the statistics add per run,
@@ -205,3 +228,34 @@ class NativeBatch:
         if failed:
             row = failed - 1
             raise BatchFault(row, self._faults[row](tuple(record)))  # type: ignore[arg-type]
+
+    def run_shared(self, share: Share,
+                   slot_addresses: ctypes.Array[ctypes.c_uint64] | array.array[int] | None = None
+                   ) -> None:
+        """As `run`, with the device's other threads taking tickets beside the calling one
+        (`share` hands them the executor). Returns when every row has run or one failed."""
+        if slot_addresses is None:
+            slots_at = ctypes.addressof(self._own)  # type: ignore[arg-type]
+        elif type(slot_addresses) is array.array:
+            slots_at = slot_addresses.buffer_info()[0]
+        else:
+            slots_at = ctypes.addressof(slot_addresses)
+        state = (ctypes.c_int64 * STATE_WORDS)()
+        state[4] = self._total
+        faults = (ctypes.c_int64 * (4 * self._threads))()
+        run = shared_executor().run
+        args = (self._rows_at, self._count, slots_at, self._gather_at, self._offsets_at,
+                ctypes.addressof(state), ctypes.addressof(faults))
+        # The helpers' calls hold every array they read (a helper that arrives after the batch
+        # ended finds no ticket and touches only `state`).
+        share(functools.partial(_shared_call, run, args, (state, faults, slot_addresses, self)),
+              self._threads)
+        failed = run(*args, 0)
+        if failed:
+            row = failed - 1
+            at = 4 * state[3]
+            raise BatchFault(row, self._faults[row](tuple(faults[at:at + 4])))  # type: ignore[arg-type]
+
+
+def _shared_call(run: Callable[..., int], args: tuple[int, ...], keep: object, slot: int) -> None:
+    run(*args, slot)

@@ -74,8 +74,8 @@ class CommandBuffer:
         self._finalized = False
         self.binding_count = binding_count
         # How replay runs it, worked out by its first execution (command_execution.py) per
-        # kind of workgroup runner: recording is over by then, so it stays true.
-        self.plans: dict[bool, object] = {}
+        # number of threads of the workgroup runner: recording is over by then, so it stays true.
+        self.plans: dict[int, object] = {}
 
     @property
     def finalized(self) -> bool:

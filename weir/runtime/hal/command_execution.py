@@ -52,12 +52,12 @@ def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
     if bindings is not None and len(command_buffers) == 1:
         # A compiled program's usual execute: one memoized command buffer that its plan
         # replays as one native call, counted per entry point rather than per dispatch.
-        parallel = runner.concurrency > 1
+        threads = runner.concurrency
         try:
-            batch = replay_memoized(command_buffers[0], parallel, bindings)
+            batch = replay_memoized(command_buffers[0], runner, bindings)
         except BatchFault as fault:
             # The same failure, named by its dispatch, as the general path reports it.
-            names = command_buffers[0].plans[parallel].single.names  # type: ignore[union-attr]
+            names = command_buffers[0].plans[threads].single.names  # type: ignore[union-attr]
             statistics.record_executed(list(names[:fault.row]), 0)
             raise dispatch_failure(names[fault.row], fault) from None
         if batch is not None:
@@ -73,14 +73,14 @@ def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
         statistics.record_executed(dispatched, finished)
 
 
-def replay_memoized(cb: CommandBuffer, parallel: bool,
+def replay_memoized(cb: CommandBuffer, runner: WorkgroupRunner,
                     table: tuple[Buffer, ...]) -> NativeBatch | None:
     """The batch that ran, when `cb` is a finalized reusable command buffer already planned
     for this kind of runner as a single batch and `table` fits it; None with nothing run
     otherwise: the general path then plans, checks and fails with its own messages."""
     if type(cb) is not CommandBuffer or cb.binding_count != len(table):
         return None
-    plan = cb.plans.get(parallel)
+    plan = cb.plans.get(runner.concurrency)
     if type(plan) is not ReusablePlan:
         return None
     batch = plan.single  # the usual plan: every command in one native batch
@@ -90,7 +90,10 @@ def replay_memoized(cb: CommandBuffer, parallel: bool,
     addresses = plan.addresses_if_fits(table)  # None: some buffer does not fit
     if addresses is None:
         return None
-    batch.run(addresses)
+    if batch.shared:
+        batch.run_shared(runner.share, addresses)
+    else:
+        batch.run(addresses)
     return batch
 
 
@@ -102,12 +105,11 @@ def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner, dispatch
     if not cb.finalized:
         raise RuntimeFault("queue execute: the command buffer was not finalized")
     check_table(cb.binding_count, table)
-    parallel = runner.concurrency > 1
+    threads = runner.concurrency
     if table is not None:
-        plan = cb.plans.get(parallel)
+        plan = cb.plans.get(threads)
         if plan is None:
-            plan = cb.plans[parallel] = ReusablePlan(cb.commands, table, parallel,
-                                                     len(table))
+            plan = cb.plans[threads] = ReusablePlan(cb.commands, table, threads, len(table))
         assert isinstance(plan, ReusablePlan)
         addresses = plan.addresses_if_fits(table)
         if addresses is not None:
@@ -118,9 +120,9 @@ def _execute_command_buffer(cb: CommandBuffer, runner: WorkgroupRunner, dispatch
         commands: Sequence[Command] = [resolve(c, table) for c in cb.commands]
     else:
         commands = cb.commands
-    for step in one_shot_plan(commands, parallel):
+    for step in one_shot_plan(commands, threads):
         if type(step) is NativeBatch:
-            run_batch(step, dispatched)
+            run_batch(step, dispatched, None, runner)
         else:
             _run_command(step, runner, dispatched)
 

@@ -29,28 +29,70 @@ Step = Union[Command, NativeBatch]
 RunCommand = Callable[[Command, WorkgroupRunner, list[str]], None]
 
 
-def one_shot_plan(commands: Sequence[Command], parallel: bool) -> list[Step]:
-    """The commands with each run of consecutive native dispatches replaced by one batch. On a
-    parallel runner, a dispatch of several workgroups stays on its own so its workgroups still
-    spread over the device's threads."""
+# One byte range a dispatch touches: (buffer or slot, first byte, end byte, whether written).
+Access = tuple[int, int, int, bool]
+
+
+class Phases:
+    """Which rows of a batch must wait for every row before them: the first after an execution
+    barrier, and any that touches bytes a row of the current phase writes (or writes bytes it
+    reads). Rows of one phase may run at once on several threads."""
+
+    __slots__ = ("starts", "_current", "_barrier")
+
+    def __init__(self) -> None:
+        self.starts: list[bool] = []
+        self._current: list[Access] = []
+        self._barrier = False
+
+    def barrier(self) -> None:
+        self._barrier = True
+
+    def add(self, accesses: Sequence[Access]) -> None:
+        new = self._barrier or any(
+            key == k and start < e and s < end and (writes or w)
+            for key, start, end, writes in accesses for k, s, e, w in self._current)
+        if new:
+            self._current = []
+        self._current.extend(accesses)
+        self.starts.append(new)
+        self._barrier = False
+
+    def take(self) -> list[bool]:
+        """The flags of the rows so far; the next row starts a new batch (and phase)."""
+        starts, self.starts, self._current, self._barrier = self.starts, [], [], False
+        return starts
+
+
+def one_shot_plan(commands: Sequence[Command], threads: int) -> list[Step]:
+    """The commands with each run of consecutive native dispatches replaced by one batch, which
+    a runner of several `threads` spreads over them (`NativeBatch.run_shared`). A lone native
+    dispatch stays a command: the runner splits its workgroups as it is."""
     plan: list[Step] = []
     run: list[tuple[Command, NativeCall]] = []
+    phases = Phases()
 
     def flush() -> None:
+        starts = phases.take()
         if len(run) == 1:
             plan.append(run[0][0])
         elif run:
-            plan.append(NativeBatch([c for _, c in run], [_name(cmd) for cmd, _ in run]))
+            plan.append(NativeBatch([c for _, c in run], [_name(cmd) for cmd, _ in run],
+                                    phases=starts, threads=threads))
         run.clear()
 
     for cmd in commands:
         if type(cmd) is BarrierCommand:
-            continue  # replay is in order
-        call = _native(cmd, cmd.bindings, parallel) if type(cmd) is DispatchCommand else None
+            phases.barrier()
+            continue
+        call = _native(cmd, cmd.bindings) if type(cmd) is DispatchCommand else None
         if call is None:
             flush()
             plan.append(cmd)
         else:
+            # Bindings are buffers here: their addresses say which ones overlap.
+            phases.add([(0, call.addresses[binding], call.addresses[binding] + end, writes)
+                        for binding, end, writes in call.needs])
             run.append((cmd, call))
     flush()
     return plan
@@ -61,12 +103,12 @@ def _name(cmd: Command) -> str:
     return dispatch_names(cmd.executable)[cmd.entry]
 
 
-def _native(cmd: DispatchCommand, bindings: Sequence[Buffer], parallel: bool) -> NativeCall | None:
+def _native(cmd: DispatchCommand, bindings: Sequence[Buffer]) -> NativeCall | None:
     try:
         call = cmd.executable.native_call(cmd.entry, cmd.workgroups, cmd.constants, bindings)
     except WeirError:
         return None  # replayed on its own, where it fails with the dispatch's message
-    if call is None or (parallel and call.count > 1) or len(call.addresses) > MAX_BINDINGS:
+    if call is None or len(call.addresses) > MAX_BINDINGS:
         return None
     return call
 
@@ -87,31 +129,35 @@ class ReusablePlan:
 
     __slots__ = ("steps", "_need_end", "_need_write", "_needs", "single")
 
-    def __init__(self, commands: Sequence[Command], table: Sequence[Buffer], parallel: bool,
+    def __init__(self, commands: Sequence[Command], table: Sequence[Buffer], threads: int,
                  slots: int) -> None:
         self.steps: list[NativeBatch | Command] = []
         need_end = [0] * slots
         need_write = [False] * slots
         run: list[tuple[DispatchCommand, NativeCall]] = []
+        phases = Phases()
 
         def flush() -> None:
+            starts = phases.take()
             if run:
                 self.steps.append(NativeBatch(
                     [c for _, c in run], [_name(cmd) for cmd, _ in run],
                     slots=[[(slot, offset) for slot, offset, _ in cmd.bindings]  # type: ignore[misc]
-                           for cmd, _ in run]))
+                           for cmd, _ in run], phases=starts, threads=threads))
             run.clear()
 
         for cmd in commands:
             if type(cmd) is BarrierCommand:
+                phases.barrier()
                 continue
             call = None
             if type(cmd) is DispatchCommand:
-                call = _native(cmd, resolve(cmd, table).bindings, parallel)  # type: ignore[arg-type]
+                call = _native(cmd, resolve(cmd, table).bindings)  # type: ignore[arg-type]
             if call is None:
                 flush()
                 self.steps.append(cmd)
                 continue
+            accesses: list[Access] = []
             for binding, end, writes in call.needs:
                 slot, offset, length = cmd.bindings[binding]  # type: ignore[misc]
                 # A part of a slot: its recorded length must hold the access (checked now, on
@@ -119,6 +165,10 @@ class ReusablePlan:
                 need = offset + (end if length < 0 else length)
                 need_end[slot] = max(need_end[slot], need)
                 need_write[slot] = need_write[slot] or writes
+                # Slots are told apart by number: two slots given overlapping buffers with no
+                # barrier between their dispatches race, as on any HAL.
+                accesses.append((slot, offset, offset + end, writes))
+            phases.add(accesses)
             run.append((cmd, call))  # type: ignore[arg-type]
         flush()
         self._need_end = need_end
@@ -151,7 +201,7 @@ class ReusablePlan:
             runner: WorkgroupRunner, run_command: RunCommand, dispatched: list[str]) -> None:
         for step in self.steps:
             if type(step) is NativeBatch:
-                run_batch(step, dispatched, addresses)
+                run_batch(step, dispatched, addresses, runner)
             else:
                 run_command(resolve(step, table), runner, dispatched)  # type: ignore[arg-type]
 
@@ -165,11 +215,17 @@ def dispatch_failure(name: str, error: Exception) -> RuntimeFault:
 
 
 def run_batch(batch: NativeBatch, dispatched: list[str],
-              addresses: ctypes.Array[ctypes.c_uint64] | None = None) -> None:
-    """Runs `batch`, appending the name of each dispatch that returns to `dispatched`; a failed
-    run-time check fails the execute as a failing dispatch does."""
+              addresses: array.array[int] | None = None,
+              runner: WorkgroupRunner | None = None) -> None:
+    """Runs `batch` (on the runner's threads too where it has work to spread), appending the
+    name of each dispatch that returns to `dispatched`; a failed run-time check fails the
+    execute as a failing dispatch does (with rows spread over threads, rows of the failing
+    row's phase after it may have run too)."""
     try:
-        batch.run(addresses)
+        if batch.shared and runner is not None:
+            batch.run_shared(runner.share, addresses)
+        else:
+            batch.run(addresses)
     except BatchFault as fault:
         dispatched.extend(batch.names[:fault.row])
         raise dispatch_failure(batch.names[fault.row], fault) from None

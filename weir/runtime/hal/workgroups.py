@@ -30,6 +30,12 @@ class WorkgroupRunner(ABC):
         """Runs workgroups 0..count-1 and returns when all are done; the first exception
         raised by any range is re-raised here after the others finish."""
 
+    def share(self, body: Callable[[int], object], threads: int) -> None:
+        """Starts `body(slot)` for slots 1 .. min(threads, concurrency) - 1 on the runner's
+        other threads and returns at once: the caller runs slot 0 and `body` itself knows when
+        the work is over (the shared executor's tickets). A runner without other threads
+        starts nothing."""
+
 
 class InlineWorkgroups(WorkgroupRunner):
     @property
@@ -61,7 +67,8 @@ class _Join:
                 self.done.set()
 
 
-_Task = tuple[WorkgroupBody, int, int, _Join]
+# A range of workgroups with the join it reports to, or (join None) a shared body and its slot.
+_Task = tuple[Callable[..., object], int, int, "_Join | None"]
 
 
 class ParallelWorkgroups(WorkgroupRunner):
@@ -105,6 +112,13 @@ class ParallelWorkgroups(WorkgroupRunner):
         if join.error is not None:
             raise join.error
 
+    def share(self, body: Callable[[int], object], threads: int) -> None:
+        if self._threads <= 1 or self._stopped:
+            return
+        self._start()
+        for slot in range(1, min(threads, self._threads)):
+            self._queue.put((body, slot, 0, None))
+
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
@@ -121,6 +135,10 @@ class ParallelWorkgroups(WorkgroupRunner):
     def _loop(self) -> None:
         while (task := self._queue.get()) is not None:
             body, begin, end, join = task
+            if join is None:
+                body(begin)  # a shared body: it reports through its own state, never raises
+                task = body = None  # type: ignore[assignment]
+                continue
             try:
                 body(begin, end)
             except BaseException as e:  # handed to the dispatching thread, which raises it
