@@ -1,5 +1,5 @@
 // Checks that --pack-transients gives an execute's transients one slab, each at an offset
-// chosen by its live range (transients whose commands never meet share bytes, offsets aligned
+// chosen by its live range in phases (commands between two barriers may run at once; transients whose commands never meet share bytes, offsets aligned
 // to 64), while transients something else uses, with a dynamic size, or external ones keep
 // their own allocations.
 // RUN: weir-opt --split-input-file --pack-transients %s | filecheck %s
@@ -66,4 +66,39 @@ func.func @kept(%arg0: !stream.resource<external>, %n: index) -> f32 {
   "stream.timepoint.await"(%t) : (!stream.timepoint) -> ()
   %v = "stream.resource.load"(%b, %zero) : (!stream.resource<transient>, index) -> f32
   func.return %v : f32
+}
+
+// -----
+
+// Phases, not commands, make live ranges: C is written in the phase where A is last read (no
+// barrier between d1 and d2: they may run at once), so C cannot take A's bytes although its
+// commands come after A's last one.
+// CHECK-LABEL: func.func @concurrent_phase(
+// CHECK: %[[SIZE:.*]] = arith.constant 192 : index
+// CHECK-NEXT: %[[SLAB:.*]], %{{.*}} = "stream.resource.alloca"(%[[SIZE]])
+// CHECK-DAG: %[[A:.*]] = "stream.resource.subview"(%[[SLAB]], %[[A_AT:.*]], %{{.*}})
+// CHECK-DAG: %[[B:.*]] = "stream.resource.subview"(%[[SLAB]], %[[B_AT:.*]], %{{.*}})
+// CHECK-DAG: %[[C:.*]] = "stream.resource.subview"(%[[SLAB]], %[[C_AT:.*]], %{{.*}})
+// CHECK-DAG: %[[A_AT]] = arith.constant 0 : index
+// CHECK-DAG: %[[B_AT]] = arith.constant 64 : index
+// CHECK-DAG: %[[C_AT]] = arith.constant 128 : index
+// CHECK: "stream.cmd.dispatch"(%[[A]], %[[B]]) <{entry_point = @d1::@d1
+// CHECK-NEXT: "stream.cmd.dispatch"(%arg0, %[[C]]) <{entry_point = @d2::@d2
+func.func @concurrent_phase(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %s64 = arith.constant 64 : index
+  %a, %a_ready = "stream.resource.alloca"(%s64) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %b, %b_ready = "stream.resource.alloca"(%s64) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %c, %c_ready = "stream.resource.alloca"(%s64) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %out, %out_ready = "stream.resource.alloca"(%s64) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<external>, !stream.timepoint)
+  %j = "stream.timepoint.join"(%a_ready, %b_ready, %c_ready, %out_ready) : (!stream.timepoint, !stream.timepoint, !stream.timepoint, !stream.timepoint) -> !stream.timepoint
+  %t = "stream.cmd.execute"(%j) <{affinity = #hal.device.affinity<@dev>}> ({
+    "stream.cmd.dispatch"(%arg0, %a) <{entry_point = @d0::@d0, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<external>, !stream.resource<transient>) -> ()
+    "stream.cmd.barrier"() : () -> ()
+    "stream.cmd.dispatch"(%a, %b) <{entry_point = @d1::@d1, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<transient>, !stream.resource<transient>) -> ()
+    "stream.cmd.dispatch"(%arg0, %c) <{entry_point = @d2::@d2, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<external>, !stream.resource<transient>) -> ()
+    "stream.cmd.barrier"() : () -> ()
+    "stream.cmd.dispatch"(%b, %c, %out) <{entry_point = @d3::@d3, access = ["ro", "ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 3>}> : (!stream.resource<transient>, !stream.resource<transient>, !stream.resource<external>) -> ()
+  }) : (!stream.timepoint) -> !stream.timepoint
+  "stream.timepoint.await"(%t) : (!stream.timepoint) -> ()
+  func.return %out : !stream.resource<external>
 }

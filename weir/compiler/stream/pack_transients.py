@@ -8,8 +8,9 @@ most that is live at once rather than the sum.
 
 Which transients: those with a size known at compile time that only this execute's commands use
 (nothing on the host reads them, no other execute sees them). A transient's live range is the
-span of command indices that use it; commands of a region run in order, separated by barriers
-(schedule-execution), so two transients whose spans do not meet are never live together. Slots
+span of phases that use it: the commands between two barriers may run at once (schedule-execution
+puts barriers only where data flows), phases run in order, so two transients whose spans of
+phases do not meet are never live together. Slots
 are aligned to 64 bytes, as kernels assume of buffers."""
 
 from __future__ import annotations
@@ -60,11 +61,16 @@ def _static_size(alloca: stream.ResourceAllocaOp) -> int | None:
 
 
 def _live_ranges(execute: stream.CmdExecuteOp) -> dict[SSAValue, tuple[int, int]]:
+    """Spans of phases (the commands between two barriers, which may run at once)."""
     spans: dict[SSAValue, tuple[int, int]] = {}
-    for index, cmd in enumerate(execute.body.block.ops):
+    phase = 0
+    for cmd in execute.body.block.ops:
+        if isinstance(cmd, stream.CmdBarrierOp):
+            phase += 1
+            continue
         for v in cmd.operands:
-            first, _ = spans.get(v, (index, index))
-            spans[v] = (first, index)
+            first, _ = spans.get(v, (phase, phase))
+            spans[v] = (first, phase)
     return spans
 
 

@@ -1,8 +1,8 @@
 """Merges the execute regions of a block into as few as the data allows: an execute that depends
 on the one before it on the same device (its await reaches that execute's timepoint, directly or
-through joins) joins it, with a barrier between the two command sequences, as long as the host
-does nothing between them that needs the first one's results (IREE's stream partitioning, in its
-serial form). An execute that depends on several open ones (a fan-in) takes them all.
+through joins) joins it, with a barrier between the command sequences only where data flows, as
+long as the host does nothing between them that needs the first one's results (IREE's stream
+partitioning, in its serial form). An execute that depends on several open ones (a fan-in) takes them all.
 
 Why: each execute becomes a command buffer, a fence and a queue submission on the host, for every
 call. A model's hundreds of dependent dispatches between two host synchronisation points become
@@ -187,7 +187,8 @@ def _leaves(timepoint: SSAValue | None) -> list[SSAValue]:
 
 def _merge(group: _Group) -> None:
     """The last member becomes the execute of the group: each member's commands in order, with
-    a barrier between two members, awaiting everything they awaited of anything else."""
+    a barrier before a member that depends on one since the previous barrier, awaiting
+    everything they awaited of anything else."""
     *earlier, last = group.members
     results = {m.result_timepoint for m in group.members}
     waits: dict[SSAValue, None] = {}
@@ -205,12 +206,19 @@ def _merge(group: _Group) -> None:
 
     body = last.body.block
     anchor = body.first_op
+
+    def put(cmd: Operation) -> None:
+        body.insert_op_before(cmd, anchor) if anchor is not None else body.add_op(cmd)
+
+    phase = _Phase()
     for member in earlier:
+        if phase.needs_barrier(member):
+            put(stream.CmdBarrierOp.build())
         for cmd in list(member.body.block.ops):
             cmd.detach()
-            body.insert_op_before(cmd, anchor) if anchor is not None else body.add_op(cmd)
-        barrier = stream.CmdBarrierOp.build()
-        body.insert_op_before(barrier, anchor) if anchor is not None else body.add_op(barrier)
+            put(cmd)
+    if phase.needs_barrier(last):
+        put(stream.CmdBarrierOp.build())
     for member in earlier:
         member.result_timepoint.replace_all_uses_with(last.result_timepoint)
         member.detach()
@@ -227,6 +235,63 @@ def _merge(group: _Group) -> None:
             after = join
         else:
             join.erase()
+
+
+class _Phase:
+    """The resources read and written since the last barrier of a merged execute: a member
+    needs a barrier before it only if it touches what the phase writes or writes what the phase
+    reads. Members without one between them may run at once (the HAL's barrier semantics), which
+    is what lets a device spread independent small dispatches over its threads.
+
+    Resources are told apart by value: at this point every resource is its own allocation
+    (pack-transients runs later and places transients by these phases, not by command order).
+    A member with a command this does not know (or a barrier of its own) gets a barrier before
+    it and one after it."""
+
+    __slots__ = ("reads", "writes", "opaque", "first")
+
+    def __init__(self) -> None:
+        self.reads: set[SSAValue] = set()
+        self.writes: set[SSAValue] = set()
+        self.opaque = False
+        self.first = True
+
+    def needs_barrier(self, member: stream.CmdExecuteOp) -> bool:
+        accesses = _accesses(member)
+        if self.first:
+            need = False
+            self.first = False
+        elif accesses is None or self.opaque:
+            need = True
+        else:
+            reads, writes = accesses
+            need = bool((reads | writes) & self.writes or writes & self.reads)
+        if need:
+            self.reads, self.writes = set(), set()
+        self.opaque = accesses is None
+        if accesses is not None:
+            self.reads |= accesses[0]
+            self.writes |= accesses[1]
+        return need
+
+
+def _accesses(member: stream.CmdExecuteOp) -> tuple[set[SSAValue], set[SSAValue]] | None:
+    """What the member's commands read and write; None if one is not a dispatch or a copy."""
+    reads: set[SSAValue] = set()
+    writes: set[SSAValue] = set()
+    for cmd in member.body.block.ops:
+        if isinstance(cmd, stream.CmdDispatchOp):
+            for r, access in zip(cmd.resources, cmd.access.data):
+                if access.data != "wo":
+                    reads.add(r)
+                if access.data != "ro":
+                    writes.add(r)
+        elif isinstance(cmd, stream.CmdCopyOp):
+            reads.add(cmd.source)
+            writes.add(cmd.target)
+        else:
+            return None
+    return reads, writes
 
 
 def _erase_dead_joins(block: Block) -> None:
