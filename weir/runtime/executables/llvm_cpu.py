@@ -29,6 +29,7 @@ from weir.format.native_executable import (
 )
 from weir.format.reference_kernel import Dim, PushDim, window_error
 from weir.runtime.executables.elf_symbols import symbols
+from weir.runtime.executables.jit import LLVM_LOCK
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.executable import (
     check_dispatch_arity,
@@ -196,19 +197,22 @@ def _check_symbols(exe: NativeExecutable) -> None:
 
 def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
     exe = decode_native_executable(payload)
-    triple, have, tm = _host()
+    with LLVM_LOCK:
+        triple, have, tm = _host()
     _check_compatible(exe, triple, have)
     _check_symbols(exe)
     try:
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-        for code in exe.objects:
-            engine.add_object_file(llvm.ObjectFileRef.from_data(code))
-        engine.finalize_object()
+        with LLVM_LOCK:  # a device thread may be building a replay executor meanwhile
+            engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+            for code in exe.objects:
+                engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+            engine.finalize_object()
     except RuntimeError as e:
         raise LoadError(f"llvm-cpu executable: cannot load its object code: {e}") from e
     entries = []
     for meta in exe.entries:
-        address = engine.get_function_address(meta.symbol)
+        with LLVM_LOCK:
+            address = engine.get_function_address(meta.symbol)
         if not address:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")

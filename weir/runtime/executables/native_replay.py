@@ -24,7 +24,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from weir.errors import RuntimeFault
-from weir.runtime.executables.jit import JitFunction
+from weir.runtime.executables.jit import BuiltOnce, JitFunction
 from weir.runtime.executables.shared_replay import (
     MAX_BINDINGS,
     ROW_FIELDS,
@@ -128,10 +128,12 @@ class _Executor:
         self.run = _EXECUTOR_TYPE(self._code.address)
 
 
-@functools.cache
+_EXECUTOR = BuiltOnce(_Executor)
+
+
 def _executor() -> _Executor:
     """Built on first use, once per process: a cache of generated code, not state."""
-    return _Executor()
+    return _EXECUTOR.get()
 
 
 class BatchFault(RuntimeFault):

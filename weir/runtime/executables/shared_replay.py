@@ -21,13 +21,12 @@ thread still inside, so the caller may free what the rows point at."""
 from __future__ import annotations
 
 import ctypes
-import functools
 from typing import Callable
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from weir.runtime.executables.jit import JitFunction
+from weir.runtime.executables.jit import BuiltOnce, JitFunction
 
 # Words of a row: entry point address, first binding, number of bindings, push constants'
 # address, workgroup count, tickets, workgroups per ticket, the done count its phase waits for.
@@ -245,7 +244,9 @@ class _SharedExecutor:
         self.run = SHARED_TYPE(self._code.address)
 
 
-@functools.cache
+_SHARED = BuiltOnce(_SharedExecutor)
+
+
 def shared_executor() -> _SharedExecutor:
     """Built on first use, once per process: a cache of generated code, not state."""
-    return _SharedExecutor()
+    return _SHARED.get()

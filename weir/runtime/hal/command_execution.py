@@ -18,6 +18,7 @@ from weir.runtime.hal.command_buffer import (
     FillCommand,
 )
 from weir.runtime.hal.command_replay import (
+    batch_failure,
     check_table,
     dispatch_failure,
     one_shot_plan,
@@ -57,9 +58,11 @@ def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
             batch = replay_memoized(command_buffers[0], runner, bindings)
         except BatchFault as fault:
             # The same failure, named by its dispatch, as the general path reports it.
-            names = command_buffers[0].plans[threads].single.names  # type: ignore[union-attr]
-            statistics.record_executed(list(names[:fault.row]), 0)
-            raise dispatch_failure(names[fault.row], fault) from None
+            ran: list[str] = []
+            error = batch_failure(command_buffers[0].plans[threads].single,  # type: ignore[union-attr]
+                                  fault, ran)
+            statistics.record_executed(ran, 0)
+            raise error from None
         if batch is not None:
             statistics.shard().count_executed(batch.counts, len(batch.names), 1)
             return

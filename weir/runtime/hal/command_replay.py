@@ -227,9 +227,15 @@ def run_batch(batch: NativeBatch, dispatched: list[str],
         else:
             batch.run(addresses)
     except BatchFault as fault:
-        dispatched.extend(batch.names[:fault.row])
-        raise dispatch_failure(batch.names[fault.row], fault) from None
+        raise batch_failure(batch, fault, dispatched) from None
     dispatched.extend(batch.names)
+
+
+def batch_failure(batch: NativeBatch, fault: BatchFault, dispatched: list[str]) -> RuntimeFault:
+    """The execute's error for a batch whose row `fault.row` failed, named by its dispatch as a
+    failing dispatch outside a batch is; the rows before it go to `dispatched`."""
+    dispatched.extend(batch.names[:fault.row])
+    return dispatch_failure(batch.names[fault.row], fault)
 
 
 def check_table(binding_count: int | None, table: tuple[Buffer, ...] | None) -> None:
