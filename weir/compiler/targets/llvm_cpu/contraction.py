@@ -1,8 +1,11 @@
 """Contractions: matmul (2-D, or 3-D with a leading batch dimension) and 2-D convolution, all as
 calls of the GEMM microkernel (gemm.py) on strided row-major memory; a convolution is the sum
-over its window taps of one (OW x C) @ (C x F) product per output row. Operands that are
-elementwise expressions are first written to scratch memory (for the left operand of a matmul
-only the rows its workgroup needs), because the microkernel's packing reads plain memory.
+over its window taps of one (OW x C) @ (C x F) product per output row. A matmul's right operand
+that is memory under another index (a transpose, reshape or slice of a binding: strided.py) is
+read in place; other operands that are elementwise expressions are first written to scratch
+memory (for the left operand of a matmul only the rows its workgroup needs), because the
+microkernel's packing reads plain memory. Products of at most SMALL_M rows skip the packing
+altogether (gemv.py), B row-major or transposed.
 
 The microkernel accumulates f32 for f16/bf16/f32 inputs, i32 for i8, f64 for f64; a result of
 another type accumulates in scratch of that type and is converted once at the end, as the
