@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
+import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 import pytest
@@ -130,3 +131,14 @@ def test_declared_once_per_module() -> None:
     first = get_gemv(module, cpu, "f32", "f32", "f32", True)
     assert get_gemv(module, cpu, "f32", "f32", "f32", True) is first
     assert get_gemv(module, cpu, "f32", "f32", "f32", False) is not first
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["b", "bt"])
+def test_wide_targets_use_their_widest_registers(transposed: bool) -> None:
+    for cpu_name, register in [("x86-64-v4", "%zmm"), ("x86-64-v3", "%ymm")]:
+        cpu = resolve_cpu(cpu_name)
+        module = ir.Module("asm")
+        module.triple = cpu.triple
+        get_gemv(module, cpu, "f32", "f32", "f32", transposed).linkage = "external"
+        assembly = cpu.target_machine().emit_assembly(llvm.parse_assembly(str(module)))
+        assert register in assembly
