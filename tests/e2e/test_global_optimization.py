@@ -100,3 +100,51 @@ def test_recurrence_steps_are_materialised_once(run: Runner) -> None:
         expected.append(np.tanh(c) @ w)
     got = run(src, "f", x, a, w)
     np.testing.assert_allclose(np.asarray(got), np.stack(expected), rtol=1e-4, atol=1e-5)
+
+
+def test_softmax_through_a_maximum_with_index(run: Runner) -> None:
+    """torch's max.dim yields the row maximum and its index; a softmax reads only the maximum, so
+    the index is never computed or stored: no i64 tensor is left in the program."""
+    src = """
+    func.func @f(%x: tensor<3x10xf32>) -> tensor<3x10xf32> {
+      %c0 = arith.constant 0 : i64
+      %ninf = arith.constant 0xFF800000 : f32
+      %zero = arith.constant 0.0 : f32
+      %ei = tensor.empty() : tensor<3xi64>
+      %fi = linalg.fill ins(%c0 : i64) outs(%ei : tensor<3xi64>) -> tensor<3xi64>
+      %ef = tensor.empty() : tensor<3xf32>
+      %ff = linalg.fill ins(%ninf : f32) outs(%ef : tensor<3xf32>) -> tensor<3xf32>
+      %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<3x10xf32>) outs(%ff, %fi : tensor<3xf32>, tensor<3xi64>) {
+      ^bb0(%in: f32, %acc: f32, %idx: i64):
+        %i = linalg.index 1 : index
+        %ii = arith.index_cast %i : index to i64
+        %m = arith.maximumf %in, %acc : f32
+        %gt = arith.cmpf ogt, %in, %acc : f32
+        %sel = arith.select %gt, %ii, %idx : i64
+        linalg.yield %m, %sel : f32, i64
+      } -> (tensor<3xf32>, tensor<3xi64>)
+      %e = tensor.empty() : tensor<3x10xf32>
+      %ex = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %r#0 : tensor<3x10xf32>, tensor<3xf32>) outs(%e : tensor<3x10xf32>) {
+      ^bb0(%in: f32, %mx: f32, %out: f32):
+        %d = arith.subf %in, %mx : f32
+        %v = math.exp %d : f32
+        linalg.yield %v : f32
+      } -> tensor<3x10xf32>
+      %fs = linalg.fill ins(%zero : f32) outs(%ef : tensor<3xf32>) -> tensor<3xf32>
+      %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<3x10xf32>) outs(%fs : tensor<3xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %a = arith.addf %in, %acc : f32
+        linalg.yield %a : f32
+      } -> tensor<3xf32>
+      %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ex, %s : tensor<3x10xf32>, tensor<3xf32>) outs(%e : tensor<3x10xf32>) {
+      ^bb0(%in: f32, %sum: f32, %out: f32):
+        %q = arith.divf %in, %sum : f32
+        linalg.yield %q : f32
+      } -> tensor<3x10xf32>
+      return %y : tensor<3x10xf32>
+    }"""
+    assert "i64>" not in flow_of(src)
+    x = normal(3, 10)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(np.asarray(run(src, "f", x)), e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-5, atol=1e-6)

@@ -4,6 +4,7 @@ work that is the same on every call is done once, here, at compile time."""
 from __future__ import annotations
 
 from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
+from weir.compiler.global_opt.drop_unused_results import DropUnusedResults
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
 from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
 from weir.compiler.global_opt.verify import verify_global_optimization
@@ -14,6 +15,8 @@ PASSES: tuple[Pass, ...] = (
     FoldConstantTransposes(),
     # A batch of products with one broadcast weight matrix as one matmul: no broadcast copy.
     BatchMatmulToMatmul(),
+    # A reduction's results nobody reads (the index of torch's max.dim) are not computed.
+    DropUnusedResults(),
     # A sort read only through its first k elements (top-k) may select them instead of sorting.
     LimitSortsToPrefixes(),
 )

@@ -1,8 +1,11 @@
 """Contractions: matmul (2-D, or 3-D with a leading batch dimension) and 2-D convolution, all as
 calls of the GEMM microkernel (gemm.py) on strided row-major memory; a convolution is the sum
-over its window taps of one (OW x C) @ (C x F) product per output row. Operands that are
-elementwise expressions are first written to scratch memory (for the left operand of a matmul
-only the rows its workgroup needs), because the microkernel's packing reads plain memory.
+over its window taps of one (OW x C) @ (C x F) product per output row. A matmul's right operand
+that is memory under another index (a transpose, reshape or slice of a binding: strided.py) is
+read in place; other operands that are elementwise expressions are first written to scratch
+memory (for the left operand of a matmul only the rows its workgroup needs), because the
+microkernel's packing reads plain memory. Products of at most SMALL_M rows skip the packing
+altogether (gemv.py), B row-major or transposed.
 
 The microkernel accumulates f32 for f16/bf16/f32 inputs, i32 for i8, f64 for f64; a result of
 another type accumulates in scratch of that type and is converted once at the end, as the
@@ -19,9 +22,11 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.gemm import get_gemm
+from weir.compiler.targets.llvm_cpu.gemv import get_gemv, gemv_name
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.strided import strided_view
 from weir.format import reference_kernel as k
 
 if TYPE_CHECKING:
@@ -39,6 +44,11 @@ DIRECT_MACS = 2048
 # multiples of COLUMN_TILE (a whole number of the microkernel's register-tile widths).
 SHORT_M = 256
 COLUMN_TILE = 64
+# A matmul with at most this many rows reads B in place (gemv.py): each element of B feeds
+# so few multiply-adds that packing it costs more than the product. Measured on AVX2 (f32,
+# K x N = 256 x 8192 and 1024 x 4096): 3x the GEMM microkernel's speed at M = 1, 1.5x at 3,
+# about even at 4 and 5, slower from 6.
+SMALL_M = 4
 
 
 def accumulator(lhs: str, rhs: str, result: str) -> str:
@@ -63,11 +73,22 @@ def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Va
          a: Strided, bm: Strided, c: Strided, direct: bool = False) -> None:
     """c += a @ bm, with c already in the accumulator type. `direct`: plain loops even where the
     microkernel applies (tiny static products, for which its packing and scratch cost more than
-    the multiply-adds; LLVM unrolls the loops' constant bounds)."""
+    the multiply-adds; LLVM unrolls the loops' constant bounds). Up to SMALL_M rows (decided at
+    run time when M is dynamic) B is read in place instead of packed."""
     types = (a.dtype, bm.dtype, c.dtype)
     if types in GEMM_TYPES and not direct:
-        b.call(declare_gemm(low.module, types), [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld])
+        args = [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld]
         low.gemms.add(types)
+        if isinstance(M, ir.Constant):
+            kernel = declare_gemv(low.module, types, False) if M.constant <= SMALL_M else \
+                declare_gemm(low.module, types)
+            b.call(kernel, args)
+            return
+        with b.if_else(b.icmp_signed("<=", M, I64(SMALL_M))) as (few, many):
+            with few:
+                b.call(declare_gemv(low.module, types, False), args)
+            with many:
+                b.call(declare_gemm(low.module, types), args)
         return
     acc = c.dtype
 
@@ -107,14 +128,27 @@ def declare_gemm(module: ir.Module, types: tuple[str, str, str]) -> ir.Function:
                                                                acc, I64]), name)
 
 
+def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: bool) -> ir.Function:
+    """The few-rows kernels (gemv.py), defined in the microkernel's object too: B row-major,
+    or `transposed` (Bt, n x k), with the GEMM's signature."""
+    name = gemv_name(types, transposed)
+    existing = module.globals.get(name)
+    if isinstance(existing, ir.Function):
+        return existing
+    return ir.Function(module, declare_gemm(module, types).function_type, name)
+
+
 @functools.cache
 def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
-    """Object code defining `gemm_name(types)`; cached because it depends on nothing else, and
-    building and optimising it costs more than most dispatches."""
+    """Object code defining `gemm_name(types)` and the two few-rows kernels (`gemv_name`);
+    cached because it depends on nothing else, and building and optimising it costs more than
+    most dispatches."""
     from weir.compiler.targets.llvm_cpu.target import compile_module
     module = ir.Module(name=gemm_name(types))
     module.triple = cpu.triple
-    get_gemm(module, cpu, *types).linkage = ""  # external: the entry objects call it
+    get_gemm(module, cpu, *types).linkage = ""  # external: the entry objects call them
+    for transposed in (False, True):
+        get_gemv(module, cpu, *types, transposed).linkage = ""
     return compile_module(module, cpu)
 
 
@@ -196,6 +230,33 @@ def copy_back(low: EntryLowering, b: ir.IRBuilder, acc: Strided, dest: Memory,
     for_nest(b, [(I64(0), b.sub(hi, lo)), (I64(0), b.sub(c1, c0))], copy, "out")
 
 
+def _extent(b: ir.IRBuilder, span: Span) -> ir.Value:
+    """end - begin, a constant when both are (so that kernels can be chosen by it)."""
+    lo, hi = span
+    if isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant):
+        return I64(hi.constant - lo.constant)
+    return b.sub(hi, lo)
+
+
+def _rhs_in_place(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: list[ir.Value],
+                  col: ir.Value) -> tuple[Strided, bool] | None:
+    """The right operand from column `col` on, read where it lies: (B row-major, False) when
+    its columns are contiguous, (Bt, True) when its k is (a transpose: row n of Bt holds
+    column n of B); None when neither (it is then copied to scratch)."""
+    view = strided_view(low, b, rhs)
+    if view is None:
+        return None
+    k_stride, n_stride = view.strides[-2:]
+    start = view.address(b, prefix + [I64(0), col])
+    if isinstance(n_stride, int) and n_stride == 1:
+        return Strided(start, k_stride if isinstance(k_stride, ir.Value) else I64(k_stride),
+                       view.dtype), False
+    if isinstance(k_stride, int) and k_stride == 1:
+        return Strided(start, n_stride if isinstance(n_stride, ir.Value) else I64(n_stride),
+                       view.dtype), True
+    return None
+
+
 def lower_contraction(low: EntryLowering, b: ir.IRBuilder, n: int,
                       partitioned: bool) -> tuple[k.Dim, int]:
     op = low.kv.ops[n]
@@ -229,9 +290,24 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
     def block(bb: ir.IRBuilder, prefix: list[ir.Value], rows: Span, cols: Span) -> None:
         c, scratch = accumulate_into(low, bb, init, dest, prefix, rows, cols, acc)
         a = _rows_in_memory(low, bb, lhs, prefix, *rows)
-        rb = _rows_in_memory(low, bb, rhs, prefix, I64(0), K)
-        rb = Strided(bb.gep(rb.ptr, [cols[0]], inbounds=True), rb.ld, rb.dtype)
-        gemm(low, bb, bb.sub(rows[1], rows[0]), bb.sub(cols[1], cols[0]), K, a, rb, c, direct)
+        m, width = _extent(bb, rows), _extent(bb, cols)
+        view = None if direct else _rhs_in_place(low, bb, rhs, prefix, cols[0])
+        if view is not None and view[1]:
+            types = (a.dtype, view[0].dtype, c.dtype)
+            # Bt's rows are dot products for few rows only; more run the GEMM on a copy.
+            if types in GEMM_TYPES and isinstance(m, ir.Constant) and m.constant <= SMALL_M:
+                low.gemms.add(types)
+                bt = view[0]
+                bb.call(declare_gemv(low.module, types, True),
+                        [m, width, K, a.ptr, a.ld, bt.ptr, bt.ld, c.ptr, c.ld])
+            else:
+                view = None
+        if view is None:
+            rb = _rows_in_memory(low, bb, rhs, prefix, I64(0), K)
+            gemm(low, bb, m, width, K, a,
+                 Strided(bb.gep(rb.ptr, [cols[0]], inbounds=True), rb.ld, rb.dtype), c, direct)
+        elif not view[1]:
+            gemm(low, bb, m, width, K, a, view[0], c, direct)
         if scratch:
             copy_back(low, bb, c, dest, prefix, rows, cols)
         finish_block(low, bb, n, [(i, bb.add(i, I64(1))) for i in prefix] + [rows, cols])

@@ -175,7 +175,7 @@ def _check_kinds(lhs: str, rhs: str, acc: str) -> None:
                              f"accumulator type '{acc}'")
 
 
-class _Emitter:
+class Emitter:
     """Writes the functions behind one `weir_gemm_<lhs>_<rhs>_<acc>` into one module."""
 
     def __init__(self, module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str):
@@ -798,4 +798,4 @@ def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str) ->
     existing = module.globals.get(f"weir_gemm_{lhs}_{rhs}_{acc}")
     if isinstance(existing, ir.Function):
         return existing
-    return _Emitter(module, cpu, lhs, rhs, acc).gemm()
+    return Emitter(module, cpu, lhs, rhs, acc).gemm()
