@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
-from weir.compiler.codegen import translate_slices
+from weir.compiler.codegen import fold_scalars, translate_slices
 from weir.compiler.codegen.translate_ext import YIELD_OPS, translate_ext
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at, location_of
@@ -184,6 +184,10 @@ class EntryTranslator:
             translate_slices.insert_slice(self, op)
         elif translate_ext(self, op):
             pass
+        elif len(op.results) == 1 and op.operands and all(v in self.scalars for v in op.operands) \
+                and (value := fold_scalars.fold(op, [self.scalars[v] for v in op.operands])) \
+                is not None:
+            self.scalars[op.results[0]] = value
         else:
             raise error_at(op, f"{self.target} target: '{op.name}' is not supported in a dispatch")
 

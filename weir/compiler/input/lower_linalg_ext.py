@@ -21,7 +21,7 @@ from weir.dialects import iree_linalg_ext as ext
 from weir.dialects.affine_index import DelinearizeIndexOp, LinearizeIndexOp
 from weir.compiler.input.attention_to_linalg import lower_attention, lower_online_attention
 from weir.compiler.input.linalg_builders import empty, generic, inline, projection, size, tensor_type
-from weir.ir.diagnostics import error_at
+from weir.ir.diagnostics import error_at, locate_created
 from weir.ir.upstream import (
     arith,
     Block,
@@ -58,6 +58,7 @@ class LowerLinalgExt(Pass):
 
     @staticmethod
     def _replace(op: Operation, values: Sequence[SSAValue]) -> None:
+        locate_created(op)  # errors about the replacement point at the op
         for old, new in zip(op.results, values, strict=True):
             old.replace_all_uses_with(new)
         op.detach()
