@@ -102,6 +102,8 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "iree_linalg_ext.online_attention", "iree_linalg_ext.map_load",
         "iree_linalg_ext.map_store", "affine.linearize_index", "affine.delinearize_index",
         *(f"iree_linalg_ext.winograd.{o}_transform" for o in ("input", "filter", "output")),
+        # The StableHLO ops weir reads (convert-stablehlo writes them as tensor and linalg).
+        "stablehlo.slice", "stablehlo.reverse",
     }
     # Convolutions and poolings: mapped onto the Conv2D/Pool2D kernels, the other layouts first
     # rewritten onto those (decompose-window-ops).
