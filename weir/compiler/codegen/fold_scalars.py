@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from weir.ir.upstream import AnyFloat, Attribute, IndexType, IntegerType, Operation
+from weir.ir.upstream import (
+    Attribute,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Operation,
+)
 
 Scalar = int | float | bool
 
 _INTEGER_BINARY = {"arith.addi": lambda x, y: x + y, "arith.subi": lambda x, y: x - y,
                    "arith.muli": lambda x, y: x * y}
-_FLOAT_WIDTHS = {16: np.float16, 32: np.float32, 64: np.float64}
+_FLOATS = {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}
 
 
 def _width(t: Attribute) -> int | None:
@@ -34,11 +42,11 @@ def _wrap(value: int, bits: int, signed: bool = True) -> int:
     return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
 
 
-def _float(value: float, t: Attribute) -> float:
-    """`value` rounded to the float type `t` (what truncf or sitofp produce)."""
-    bits = getattr(t, "bitwidth", None) if isinstance(t, AnyFloat) else None
-    kind = _FLOAT_WIDTHS.get(bits) if isinstance(bits, int) else None
-    return float(kind(value)) if kind is not None else float(value)
+def _float(value: float, t: Attribute) -> float | None:
+    """`value` rounded to the float type `t` (what truncf or sitofp produce); None for the
+    float types numpy does not have (bf16, the small floats), which are left to the caller."""
+    kind = _FLOATS.get(type(t))
+    return float(kind(value)) if kind is not None else None
 
 
 def fold(op: Operation, operands: list[Scalar]) -> Scalar | None:
