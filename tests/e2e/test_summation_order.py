@@ -2,8 +2,7 @@
 accumulator (each step rounding, across the GEMM's depth blocks too: 1024 x 0.4f is 409.596, not
 the 409.601 of partial sums), a float sum reduction on llvm-cpu reassociates within tolerance of
 the exact sum by default and is strictly sequential with --iree-llvmcpu-reassociate-fp-reductions
-=false; the reference target (vmvx) sums strictly in loop order, from the accumulator's initial
-value, as IREE's vmvx runs reductions as loops."""
+=false."""
 
 from __future__ import annotations
 
@@ -64,53 +63,16 @@ func.func @f(%x: tensor<2x40960xf32>) -> tensor<2xf32> {
 X = np.full((2, 40960), 0.001, np.float32)
 
 
-def _sum(target: str, source: str, *args: np.ndarray, reassociate: bool = True,
-         device: str = "local-task") -> np.ndarray:
-    options = weir.CompilerOptions(target_backends=(target,),
-                                   llvmcpu_reassociate_fp_reductions=reassociate)
-    ctx = weir.load([weir.compile_string(source, "sum.mlir", options)], device=device)
-    return np.asarray(ctx.lookup_function("f")(*args))
+def test_sum_reduction_lands_near_the_exact_sum(run: Runner) -> None:
+    got = np.asarray(run(SUM, "f", X))
+    np.testing.assert_allclose(got, [40.96, 40.96], rtol=0, atol=1e-4)
 
 
 def _llvm_cpu_sum(reassociate: bool) -> np.ndarray:
-    return _sum("llvm-cpu", SUM, X, reassociate=reassociate)
-
-
-def test_sum_reduction_lands_near_the_exact_sum() -> None:
-    np.testing.assert_allclose(_llvm_cpu_sum(True), [40.96, 40.96], rtol=0, atol=1e-4)
-
-
-def test_reference_sums_in_loop_order() -> None:
-    # IREE's regression/associative_reordering.mlir: only the in-order f32 sum is within 1e-4
-    # of its expected value. The reference target's result is that sum on either driver.
-    for device in ("local-sync", "local-task"):
-        got = _sum("reference", SUM, X, device=device)
-        np.testing.assert_array_equal(got, sequential_sum(X, 1))
-
-
-REDUCE_TWO_AXES = """
-func.func @f(%x: tensor<3x50x40xf32>, %init: tensor<50xf32>) -> tensor<50xf32> {
-  %r = linalg.reduce ins(%x : tensor<3x50x40xf32>) outs(%init : tensor<50xf32>) dimensions = [0, 2]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
-    }
-  return %r : tensor<50xf32>
-}
-"""
-
-
-def test_reference_reduces_several_axes_in_loop_order_from_the_init() -> None:
-    # The accumulator starts at init and takes x[0, j, 0], x[0, j, 1], ... x[2, j, 39]: with a
-    # large init, small terms are lost one at a time, as in IREE's loops.
-    rng = np.random.default_rng(3)
-    x = rng.uniform(0.0, 0.01, (3, 50, 40)).astype(np.float32)
-    init = np.full(50, 3000.0, np.float32)
-    total = init.copy()
-    for i in range(3):
-        for k in range(40):
-            total = (total + x[i, :, k]).astype(np.float32)
-    np.testing.assert_array_equal(_sum("reference", REDUCE_TWO_AXES, x, init), total)
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",),
+                                   llvmcpu_reassociate_fp_reductions=reassociate)
+    ctx = weir.load([weir.compile_string(SUM, "sum.mlir", options)], device="local-task")
+    return np.asarray(ctx.lookup_function("f")(X))
 
 
 def test_sum_reduction_in_order_without_reassociation() -> None:
