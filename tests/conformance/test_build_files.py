@@ -133,6 +133,11 @@ def test_the_starlark_subset(tmp_path: Path) -> None:
     assert vmvx.dropped_flags == ("--some_runner_flag=1",)
     none = plan_job(tmp_path / "a.mlir", tmp_path, TARGET_BY_NAME["vmvx"], build)
     assert not none.iree_runs and "does not compile it for vmvx" in none.notes[0]
+    # Its expected values hold under the flags IREE runs it with on llvm-cpu: vmvx takes them.
+    assert none.notes[1] == "with the flags of IREE's cpu" and none.iree_suite == "cpu"
+    assert none.compile_flags == ("--iree-hal-target-backends=vmvx",
+                                  "--iree-llvmcpu-target-cpu=generic")
+    assert none.dropped_flags == ("--iree-made-up-flag",)
 
 
 @pytest.mark.parametrize("source, message", [

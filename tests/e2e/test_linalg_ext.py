@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.e2e.conftest import Runner
+from tests.e2e.conftest import Runner, compiled
+from weir.errors import CompileError
 from weir.errors import RuntimeFault
 
 INPUTS = Path(__file__).parent / "linalg_ext"
@@ -295,3 +296,50 @@ def test_sort_read_only_through_a_prefix_is_the_stable_sorts_prefix(run: Runner)
         values, indices = run(src, "topk", x, ids)
         np.testing.assert_array_equal(np.asarray(indices), taken)
         np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, taken, dim))
+
+
+_TOPK_V2_OF_A_CAST = """
+func.func @topk(%x: tensor<10xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %d = tensor.cast %x : tensor<10xf32> to tensor<?xf32>
+  %ev = tensor.empty() : tensor<3xf32>
+  %ei = tensor.empty() : tensor<3xi32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i32
+  %v = linalg.fill ins(%ninf : f32) outs(%ev : tensor<3xf32>) -> tensor<3xf32>
+  %i = linalg.fill ins(%c0 : i32) outs(%ei : tensor<3xi32>) -> tensor<3xi32>
+  %0:2 = iree_linalg_ext.topk_v2 dimension(0) is_sorted ins(%d : tensor<?xf32>) outs(%v, %i : tensor<3xf32>, tensor<3xi32>) {
+  ^bb0(%a: f32, %b: f32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<3xf32>, tensor<3xi32>
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xi32>
+}"""
+
+
+def test_topk_v2_of_a_size_known_only_as_a_constant(run: Runner) -> None:
+    # The merged line's size (3 + 10) is index arithmetic of constants that dispatch formation
+    # clones into the dispatch: the kernel description folds it to the literal 13.
+    x = np.array([4, 5, 8, 1, 2, 10, 7, 3, 9, 6], dtype=np.float32)
+    values, indices = run(_TOPK_V2_OF_A_CAST, "topk", x)  # type: ignore[misc]
+    np.testing.assert_array_equal(indices, [5, 8, 2])
+    np.testing.assert_array_equal(values, [10, 9, 8])
+
+
+def test_error_in_what_topk_becomes_points_at_the_topk() -> None:
+    # The sort that lower-linalg-ext writes for a topk takes the topk's position, so a
+    # comparator the sort kernel cannot run is reported at the topk (line 3), not at 1:1.
+    source = """func.func @topk(%x: tensor<10xf32>, %t: tensor<2xf32>) -> tensor<3xf32> {
+  %v = arith.constant dense<0xFF800000> : tensor<3xf32>
+  %0 = iree_linalg_ext.topk_v2 dimension(0) is_sorted ins(%x : tensor<10xf32>) outs(%v : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %k = arith.constant 1 : index
+    %w = tensor.extract %t[%k] : tensor<2xf32>
+    %s = arith.mulf %a, %w : f32
+    %gt = arith.cmpf ogt, %s, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}"""
+    for target in ("reference", "llvm-cpu"):
+        with pytest.raises(CompileError, match=r"^test\.mlir:3:3: error: .*tensor\.extract"):
+            compiled(source, target)

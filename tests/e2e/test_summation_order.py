@@ -2,7 +2,8 @@
 accumulator (each step rounding, across the GEMM's depth blocks too: 1024 x 0.4f is 409.596, not
 the 409.601 of partial sums), a float sum reduction on llvm-cpu reassociates within tolerance of
 the exact sum by default and is strictly sequential with --iree-llvmcpu-reassociate-fp-reductions
-=false."""
+=false, which the reference target (vmvx) follows too: the two targets then give the same
+in-order sums, from the accumulator's initial value."""
 
 from __future__ import annotations
 
@@ -79,6 +80,48 @@ def test_sum_reduction_in_order_without_reassociation() -> None:
     got = _llvm_cpu_sum(False)
     np.testing.assert_array_equal(got, sequential_sum(X, 1))
     assert abs(got[0] - 40.96) > 1e-3  # the sequential sum drifts: the flag changed the order
+
+
+def _reference(source: str, *args: np.ndarray, device: str) -> np.ndarray:
+    options = weir.CompilerOptions(target_backends=("reference",),
+                                   llvmcpu_reassociate_fp_reductions=False)
+    ctx = weir.load([weir.compile_string(source, "sum.mlir", options)], device=device)
+    return np.asarray(ctx.lookup_function("f")(*args))
+
+
+def test_reference_sums_in_order_without_reassociation_too() -> None:
+    # IREE's regression/associative_reordering.mlir expects the in-order f32 sum (to 1e-4 of
+    # 8e4, i.e. exactly): compiled with the flag, the reference target gives llvm-cpu's sum.
+    for device in ("local-sync", "local-task"):
+        got = _reference(SUM, X, device=device)
+        np.testing.assert_array_equal(got, sequential_sum(X, 1))
+        np.testing.assert_array_equal(got, _llvm_cpu_sum(False))
+
+
+REDUCE_TWO_AXES = """
+func.func @f(%x: tensor<3x50x40xf32>, %init: tensor<50xf32>) -> tensor<50xf32> {
+  %r = linalg.reduce ins(%x : tensor<3x50x40xf32>) outs(%init : tensor<50xf32>) dimensions = [0, 2]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<50xf32>
+}
+"""
+
+
+def test_reference_reduces_several_axes_in_loop_order_from_the_init() -> None:
+    # Without reassociation the accumulator starts at init and takes x[0, j, 0], x[0, j, 1],
+    # ... x[2, j, 39]: with a large init, small terms are lost one at a time, as in the loops.
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.0, 0.01, (3, 50, 40)).astype(np.float32)
+    init = np.full(50, 3000.0, np.float32)
+    total = init.copy()
+    for i in range(3):
+        for k in range(40):
+            total = (total + x[i, :, k]).astype(np.float32)
+    np.testing.assert_array_equal(_reference(REDUCE_TWO_AXES, x, init, device="local-sync"),
+                                  total)
 
 
 MATMUL_F16 = """

@@ -34,7 +34,8 @@ class CompilerOptions:
     llvmcpu_target_cpu_features: str = ""
     # Float reductions on llvm-cpu may combine in a reassociated order (vector lanes within
     # blocks of the reduced dimension, as IREE's vectorised code does); False: strictly in
-    # iteration order (IREE's --iree-llvmcpu-reassociate-fp-reductions=false).
+    # iteration order (IREE's --iree-llvmcpu-reassociate-fp-reductions=false), on the reference
+    # target too, so that both targets give the same sums.
     llvmcpu_reassociate_fp_reductions: bool = True
     # f16/bf16 matmuls accumulate in f32 and round once (--weir-accumulate-f16-in-f32); by
     # default they round to their type after each step of k, as IREE's do.

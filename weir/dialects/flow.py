@@ -208,17 +208,10 @@ def _check_dims(t: Attribute, dims: Sequence[SSAValue], what: str) -> None:
                               f"{{...}}, got {len(dims)}")
 
 
-@irdl_op_definition
-class TensorBitCastOp(IRDLOperation):
-    """The bytes of `source` read as a tensor of another element type and shape (the sizes of
-    both in bits must agree; the dynamic ones are given in braces). The input phase
-    (`lower-tensor-bitcasts`) lowers it.
+class TensorReinterpret(IRDLOperation):
+    """What flow.tensor.bitcast and flow.tensor.reshape share: `%x : T{dims} -> U{dims}`, the
+    same data read as another type, dynamic sizes in braces."""
 
-        %f = flow.tensor.bitcast %i : tensor<4xi32> -> tensor<2x2xf32>
-        %g = flow.tensor.bitcast %j : tensor<?xi16>{%n} -> tensor<?xf16>{%n}
-    """
-
-    name = "flow.tensor.bitcast"
     source = operand_def(TensorType)
     source_dims = var_operand_def(IndexType)
     result_dims = var_operand_def(IndexType)
@@ -226,7 +219,7 @@ class TensorBitCastOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
-    def parse(cls, parser: Parser) -> TensorBitCastOp:
+    def parse(cls, parser: Parser) -> TensorReinterpret:
         unresolved = parser.parse_unresolved_operand()
         parser.parse_punctuation(":")
         source = parser.resolve_operand(unresolved, parser.parse_type())
@@ -259,6 +252,37 @@ class TensorBitCastOp(IRDLOperation):
             sizes = [bits(t) for t in (src, dst)]
             if None not in sizes and sizes[0] != sizes[1]:
                 raise VerifyException(f"{src} holds {sizes[0]} bits but {dst} holds {sizes[1]}")
+
+
+@irdl_op_definition
+class TensorBitCastOp(TensorReinterpret):
+    """The bytes of `source` read as a tensor of another element type and shape (the sizes of
+    both in bits must agree; the dynamic ones are given in braces). The input phase
+    (`lower-tensor-bitcasts`) lowers it.
+
+        %f = flow.tensor.bitcast %i : tensor<4xi32> -> tensor<2x2xf32>
+        %g = flow.tensor.bitcast %j : tensor<?xi16>{%n} -> tensor<?xf16>{%n}
+    """
+
+    name = "flow.tensor.bitcast"
+
+
+@irdl_op_definition
+class TensorReshapeOp(TensorReinterpret):
+    """`source`'s elements, in order, as a tensor of another shape: a bitcast that keeps the
+    element type (`lower-tensor-bitcasts` lowers both).
+
+        %m = flow.tensor.reshape %t : tensor<8x8x1x1xf32> -> tensor<8x8xf32>
+    """
+
+    name = "flow.tensor.reshape"
+
+    def verify_(self) -> None:
+        super().verify_()
+        src, dst = self.source.type, self.result.type
+        assert isinstance(src, TensorType) and isinstance(dst, TensorType)
+        if src.element_type != dst.element_type:
+            raise VerifyException(f"a reshape keeps the element type: {src} -> {dst}")
 
 
 def bits(t: TensorType) -> int | None:
@@ -311,7 +335,7 @@ class TensorTieShapeOp(IRDLOperation):
 FLOW = Dialect(
     "flow",
     [DispatchRegionOp, ReturnOp, ExecutableOp, ExecutableExportOp, DispatchOp, TensorTransferOp,
-     TensorDynamicConstantOp, TensorBitCastOp, TensorTieShapeOp],
+     TensorDynamicConstantOp, TensorBitCastOp, TensorReshapeOp, TensorTieShapeOp],
     [],
 )
 DIALECT = FLOW

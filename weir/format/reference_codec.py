@@ -66,14 +66,14 @@ _OP_KEYS: dict[str, tuple[str, ...]] = {
     "empty": ("op", "dtype", "shape"),
     "fill": ("op", "init", "value"),
     "generic": ("op", "inputs", "outputs", "maps", "iterators", "body", "yields", "captures",
-                "checks"),
+                "checks", "in_order"),
     "matmul": ("op", "lhs", "rhs", "init"),
     "conv2d": ("op", "input", "filter", "init", "strides", "dilations", "input_layout",
                "filter_layout"),
     "pool2d": ("op", "input", "init", "kind", "layout", "window", "strides", "dilations"),
     "transpose": ("op", "input", "init", "permutation"),
     "broadcast": ("op", "input", "init", "dimensions"),
-    "reduce": ("op", "inputs", "inits", "dimensions", "body", "yields"),
+    "reduce": ("op", "inputs", "inits", "dimensions", "body", "yields", "in_order"),
     "result": ("op", "source", "index"),
     "store": ("op", "value", "binding", "offset"),
     "slice": ("op", "input", "offsets", "sizes", "strides", "dropped"),
@@ -121,7 +121,8 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
         return {"op": "generic", "inputs": list(op.inputs), "outputs": list(op.outputs),
                 "maps": [list(m) for m in op.maps], "iterators": list(op.iterators),
                 "body": _body_json(op.body), "yields": list(op.yields),
-                "captures": list(op.captures), "checks": list(op.checks)}
+                "captures": list(op.captures), "checks": list(op.checks),
+                "in_order": op.in_order}
     if isinstance(op, Matmul):
         return {"op": "matmul", "lhs": op.lhs, "rhs": op.rhs, "init": op.init}
     if isinstance(op, Conv2D):
@@ -143,7 +144,7 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
     if isinstance(op, Reduce):
         return {"op": "reduce", "inputs": list(op.inputs), "inits": list(op.inits),
                 "dimensions": list(op.dimensions), "body": _body_json(op.body),
-                "yields": list(op.yields)}
+                "yields": list(op.yields), "in_order": op.in_order}
     if isinstance(op, Result):
         return {"op": "result", "source": op.source, "index": op.index}
     if isinstance(op, Store):
@@ -402,7 +403,9 @@ class _EntryDecoder:
             raise jf.fail(w, f"{len(checks)} check message(s) for {checked} checked op(s)")
         _check_body_uses(body, len(inputs), nargs, yields, w)
         self.values.append([kinds[len(inputs) + i] for i in range(len(outputs))])
-        return Generic(inputs, outputs, tuple(maps), iterators, body, yields, captures, checks)
+        in_order = jf.as_bool(jf.field(o, "in_order", w), w + ".in_order")
+        return Generic(inputs, outputs, tuple(maps), iterators, body, yields, captures, checks,
+                       in_order)
 
     def rank4(self, o: dict[str, Any], key: str, w: str) -> tuple[str, int]:
         """The value `o[key]` refers to, which must be a 4-D tensor."""
@@ -521,7 +524,8 @@ class _EntryDecoder:
             raise jf.fail(w, f"{len(yields)} yields for {len(inits)} inits")
         _check_body_uses(body, len(inputs), nargs, yields, w)
         self.values.append(list(kinit))
-        return Reduce(inputs, inits, dims, body, yields)
+        in_order = jf.as_bool(jf.field(o, "in_order", w), w + ".in_order")
+        return Reduce(inputs, inits, dims, body, yields, in_order)
 
 
 def _check_body_uses(body: tuple[ScalarOp, ...], ninputs: int, nargs: int,

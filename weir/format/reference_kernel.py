@@ -139,6 +139,10 @@ class Generic:
     # One message per `extract`/`assert` of the body, in body order: what a failed check
     # reports, naming the op and its MLIR location (an extract's adds index and size).
     checks: tuple[str, ...] = ()
+    # Float sums and products combine one element at a time in loop order, from the output's
+    # initial value (compiled with --iree-llvmcpu-reassociate-fp-reductions=false); otherwise
+    # a target may combine them in any order.
+    in_order: bool = False
 
 
 def extract_fault(check: str, dimension: int, index: int, size: int) -> str:
@@ -246,6 +250,7 @@ class Reduce:
     dimensions: tuple[int, ...]
     body: tuple[ScalarOp, ...]
     yields: tuple[int, ...]
+    in_order: bool = False  # as Generic's
 
 
 @dataclass(frozen=True)

@@ -54,3 +54,15 @@ def error_at(op: Operation, message: str) -> CompileError:
     """A CompileError located at `op`; the caller raises it (`raise error_at(op, "...")`)."""
     filename, line, col = location_of(op)
     return CompileError(one_line(message), filename, line, col)
+
+
+def locate_created(op: Operation) -> None:
+    """Gives the ops a rewrite inserted just before `op` `op`'s location, so that an error about
+    one of them later points at the source op it came from instead of the top of the file. They
+    are the ops back from `op` without a position or already at `op`'s (the rewrite placed
+    some itself)."""
+    prev = op.prev_op
+    while prev is not None and (prev.location == op.location or
+                                _file_line_col(prev.location) is None):
+        prev.location = op.location
+        prev = prev.prev_op

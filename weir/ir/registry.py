@@ -38,6 +38,8 @@ WEIR_DIALECT_MODULES: tuple[tuple[str, ...], ...] = (
     ("iree_linalg_ext",),  # IREE's linalg extension ops (sort, topk, scan, scatter, ...)
     ("tm_tensor",),  # torch-mlir's copies of them
     ("iree_linalg_ext_map",),  # map_load / map_store, loaded into iree_linalg_ext
+    ("iree_linalg_ext_winograd",),  # the Winograd transforms, loaded into iree_linalg_ext
+    ("stablehlo",),  # the StableHLO ops weir reads (slice, reverse)
     ("affine_index",),
     ("iree_encoding",),  # #iree_encoding.packed_storage on sub-byte tensors  # affine.linearize_index / delinearize_index (map regions use them)
     # `async` is a Python keyword, so the module may be spelled either way.

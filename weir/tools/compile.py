@@ -64,7 +64,7 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
          "e.g. +avx2,-avx512f.", default="", metavar="FEATURES"),
     Flag("iree-llvmcpu-reassociate-fp-reductions", "bool", "Let llvm-cpu combine float "
          "reductions in a reassociated order (vector lanes within blocks); false: in "
-         "iteration order.", default=True),
+         "iteration order (the reference target too).", default=True),
     Flag("weir-accumulate-f16-in-f32", "bool", "Accumulate f16/bf16 matmuls in f32 and round "
          "once (faster on llvm-cpu, more accurate); default: round after each step of k, as "
          "IREE does.", default=False),

@@ -134,3 +134,26 @@ func.func @maps(%x: tensor<16xf32>, %o: tensor<4x4xf32>, %pad: f32, %true: i1) -
   } : tensor<16xf32> into tensor<4x4xf32> -> tensor<4x4xf32>
   return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// ROUNDTRIP-LABEL: func.func @winograd(
+// ROUNDTRIP-NEXT: %{{.*}} = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%x : tensor<1x14x10x2xf32>) outs(%u : tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32>
+// ROUNDTRIP-NEXT: %{{.*}} = iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) input_tile_dimensions([0, 1]) ins(%g : tensor<3x3x2x4xf32>) outs(%v : tensor<8x8x2x4xf32>) -> tensor<8x8x2x4xf32>
+// ROUNDTRIP-NEXT: %{{.*}} = iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([2, 3]) ins(%m : tensor<8x8x1x2x2x4xf32>) outs(%y : tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
+// ROUNDTRIP-NEXT: %{{.*}} = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([0, 1]) ins(%t : tensor<5x8xf32>) outs(%w : tensor<8x8xf32>) -> tensor<8x8xf32>
+func.func @winograd(%x: tensor<1x14x10x2xf32>, %u: tensor<8x8x1x2x2x2xf32>, %g: tensor<3x3x2x4xf32>, %v: tensor<8x8x2x4xf32>, %m: tensor<8x8x1x2x2x4xf32>, %y: tensor<1x4x12x12xf32>, %t: tensor<5x8xf32>, %w: tensor<8x8xf32>) -> (tensor<8x8x1x2x2x2xf32>, tensor<8x8x2x4xf32>, tensor<1x4x12x12xf32>, tensor<8x8xf32>) {
+  %0 = iree_linalg_ext.winograd.input_transform
+       output_tile_size(6) kernel_size(3) image_dimensions([1, 2])
+       ins(%x : tensor<1x14x10x2xf32>) outs(%u : tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32>
+  %1 = iree_linalg_ext.winograd.filter_transform
+       output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) input_tile_dimensions([0, 1])
+       ins(%g : tensor<3x3x2x4xf32>) outs(%v : tensor<8x8x2x4xf32>) -> tensor<8x8x2x4xf32>
+  %2 = iree_linalg_ext.winograd.output_transform
+       output_tile_size(6) kernel_size(3) image_dimensions([2, 3])
+       ins(%m : tensor<8x8x1x2x2x4xf32>) outs(%y : tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
+  %3 = iree_linalg_ext.winograd.input_transform
+       output_tile_size(6) kernel_size(3) image_dimensions([0, 1])
+       ins(%t : tensor<5x8xf32>) outs(%w : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0, %1, %2, %3 : tensor<8x8x1x2x2x2xf32>, tensor<8x8x2x4xf32>, tensor<1x4x12x12xf32>, tensor<8x8xf32>
+}

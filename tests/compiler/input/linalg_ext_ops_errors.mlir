@@ -92,3 +92,44 @@ func.func @arg_compare_index(%x: tensor<5xf32>, %v: tensor<f32>, %i: tensor<f32>
   } -> tensor<f32>, tensor<f32>
   return %0#0 : tensor<f32>
 }
+
+// -----
+
+func.func @winograd_input_shape(%x: tensor<1x14x10x2xf32>, %u: tensor<8x8x1x3x2x2xf32>) -> tensor<8x8x1x3x2x2xf32> {
+  // ERR: linalg_ext_ops_errors.mlir:[[# @LINE + 1]]:3: error: 'iree_linalg_ext.winograd.input_transform' op the output tensor<8x8x1x3x2x2xf32> must have shape 8x8x1x2x2x2
+  %0 = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%x : tensor<1x14x10x2xf32>) outs(%u : tensor<8x8x1x3x2x2xf32>) -> tensor<8x8x1x3x2x2xf32>
+  return %0 : tensor<8x8x1x3x2x2xf32>
+}
+
+// -----
+
+func.func @winograd_layout(%x: tensor<1x14x10x2xf32>, %u: tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32> {
+  // ERR: linalg_ext_ops_errors.mlir:[[# @LINE + 1]]:3: error: 'iree_linalg_ext.winograd.input_transform' op image_dimensions must be [1, 2] or [2, 3]
+  %0 = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([0, 1]) ins(%x : tensor<1x14x10x2xf32>) outs(%u : tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32>
+  return %0 : tensor<8x8x1x2x2x2xf32>
+}
+
+// -----
+
+func.func @winograd_tile_size(%m: tensor<6x6xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // ERR: linalg_ext_ops_errors.mlir:[[# @LINE + 1]]:3: error: 'iree_linalg_ext.winograd.output_transform' op output_tile_size(4) kernel_size(3) is not supported (only 6 and 3)
+  %0 = iree_linalg_ext.winograd.output_transform output_tile_size(4) kernel_size(3) image_dimensions([0, 1]) ins(%m : tensor<6x6xf32>) outs(%y : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @winograd_kernel(%g: tensor<3x5x2x4xf32>, %v: tensor<8x8x2x4xf32>) -> tensor<8x8x2x4xf32> {
+  // ERR: linalg_ext_ops_errors.mlir:[[# @LINE + 1]]:3: error: 'iree_linalg_ext.winograd.filter_transform' op the kernel dimensions of tensor<3x5x2x4xf32> must be 3
+  %0 = iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) ins(%g : tensor<3x5x2x4xf32>) outs(%v : tensor<8x8x2x4xf32>) -> tensor<8x8x2x4xf32>
+  return %0 : tensor<8x8x2x4xf32>
+}
+
+// -----
+
+func.func @winograd_integers(%m: tensor<8x8xi32>, %y: tensor<6x6xi32>) -> tensor<6x6xi32> {
+  // ERR: linalg_ext_ops_errors.mlir:[[# @LINE + 1]]:3: error: 'iree_linalg_ext.winograd.output_transform' op input and output must have one float element type
+  %0 = iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([0, 1]) ins(%m : tensor<8x8xi32>) outs(%y : tensor<6x6xi32>) -> tensor<6x6xi32>
+  return %0 : tensor<6x6xi32>
+}
+

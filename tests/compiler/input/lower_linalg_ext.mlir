@@ -1,8 +1,8 @@
 // Checks that --lower-linalg-ext writes topk as a stable sort of the outputs' values then the
 // input's (positions as indices when none are given) sliced to k, arg_compare as a reduction
 // generic keeping (value, index) with selects on the region's verdict, and attention as linalg
-// (scores, softmax reductions, product with V), affine index ops as arith, and leaves sort to its
-// kernel.
+// (scores, softmax reductions, product with V), affine index ops as arith, the Winograd transforms
+// as two contractions with their matrices, and leaves sort to its kernel.
 // RUN: weir-opt --split-input-file --lower-linalg-ext %s | filecheck %s
 
 // CHECK-LABEL: func.func @topk(
@@ -97,4 +97,61 @@ func.func @affine_index(%i: index, %j: index) -> (index, index) {
   %l = affine.linearize_index disjoint [%i, %j] by (3, 4) : index
   %d:2 = affine.delinearize_index %l into (4, 3) : index, index
   return %d#0, %d#1 : index, index
+}
+
+// -----
+
+// A Winograd input transform: the image zero-padded to (tiles + 1) blocks of 6 per image
+// dimension, each dimension's overlapping 8-row tiles cut out of its blocks (block t and the
+// first 2 rows of block t + 1), then B^T . tile (over the tile's rows) and . B (its columns).
+// CHECK-LABEL: func.func @winograd_input(
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x18x18x2xf32>)
+// CHECK-NEXT: %[[P:.*]] = tensor.insert_slice %x into %[[Z]][0, 0, 0, 0] [1, 14, 10, 2] [1, 1, 1, 1]
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[P]] {{.*}} : tensor<1x18x18x2xf32> into tensor<1x3x6x18x2xf32>
+// CHECK-NEXT: %[[S0:.*]] = tensor.extract_slice %[[E]][0, 0, 0, 0, 0] [1, 2, 6, 18, 2]
+// CHECK-NEXT: %[[S1:.*]] = tensor.extract_slice %[[E]][0, 1, 0, 0, 0] [1, 2, 2, 18, 2]
+// CHECK-NEXT: tensor.concat dim(2) %[[S0]], %[[S1]] : {{.*}} -> tensor<1x2x8x18x2xf32>
+// CHECK: %[[T:.*]] = tensor.concat dim(4) {{.*}} -> tensor<1x2x8x2x8x2xf32>
+// CHECK-NEXT: %[[BT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00, -5.250000e+00, 0.000000e+00, 5.250000e+00,
+// CHECK: %[[U:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d3, d6, d4, d1, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>]
+// CHECK-SAME: ins(%[[BT]], %[[T]] : tensor<8x8xf32>, tensor<1x2x8x2x8x2xf32>)
+// CHECK: %[[B:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00, 0.000000e+00,
+// CHECK: %[[V:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d6, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>]
+// CHECK-SAME: ins(%[[B]], %[[U]] : tensor<8x8xf32>, tensor<8x8x1x2x2x2xf32>)
+// CHECK: func.return %[[V]] : tensor<8x8x1x2x2x2xf32>
+// CHECK-NOT: winograd
+func.func @winograd_input(%x: tensor<1x14x10x2xf32>, %o: tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32> {
+  %0 = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%x : tensor<1x14x10x2xf32>) outs(%o : tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32>
+  return %0 : tensor<8x8x1x2x2x2xf32>
+}
+
+// -----
+
+// A Winograd output transform (NCHW): A^T . m, then . A written into (N, C, H', 6, W', 6),
+// collapsed to (N, C, H, W).
+// CHECK-LABEL: func.func @winograd_output(
+// CHECK: %[[AT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00],
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[AT]], %m : tensor<6x8xf32>, tensor<8x8x1x2x2x3xf32>) outs(%{{.*}} : tensor<6x8x1x2x2x3xf32>)
+// CHECK: %[[A:.*]] = arith.constant dense<{{.*}}> : tensor<8x6xf32>
+// CHECK: %[[Z:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d6, d0, d2, d4, d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>]
+// CHECK-SAME: ins(%[[A]], %[[Y]] : tensor<8x6xf32>, tensor<6x8x1x2x2x3xf32>) outs(%{{.*}} : tensor<1x3x2x6x2x6xf32>)
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[Z]] {{\[\[}}0 : i64], [1 : i64], [2 : i64, 3 : i64], [4 : i64, 5 : i64]] : tensor<1x3x2x6x2x6xf32> into tensor<1x3x12x12xf32>
+// CHECK-NEXT: func.return %[[R]]
+func.func @winograd_output(%m: tensor<8x8x1x2x2x3xf32>, %o: tensor<1x3x12x12xf32>) -> tensor<1x3x12x12xf32> {
+  %0 = iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([2, 3]) ins(%m : tensor<8x8x1x2x2x3xf32>) outs(%o : tensor<1x3x12x12xf32>) -> tensor<1x3x12x12xf32>
+  return %0 : tensor<1x3x12x12xf32>
+}
+
+// -----
+
+// A Winograd filter transform (FCHW): G . g . G^T into (8, 8, C, F).
+// CHECK-LABEL: func.func @winograd_filter(
+// CHECK: %[[G:.*]] = arith.constant dense<{{.*}}> : tensor<8x3xf32>
+// CHECK: %[[H:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d3, d2, d4, d1)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[G]], %g : tensor<8x3xf32>, tensor<4x2x3x3xf32>) outs(%{{.*}} : tensor<8x3x2x4xf32>)
+// CHECK: %[[GT:.*]] = arith.constant dense<{{.*}}> : tensor<3x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[GT]], %[[H]] : tensor<3x8xf32>, tensor<8x3x2x4xf32>) outs(%{{.*}} : tensor<8x8x2x4xf32>)
+func.func @winograd_filter(%g: tensor<4x2x3x3xf32>, %o: tensor<8x8x2x4xf32>) -> tensor<8x8x2x4xf32> {
+  %0 = iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([2, 3]) ins(%g : tensor<4x2x3x3xf32>) outs(%o : tensor<8x8x2x4xf32>) -> tensor<8x8x2x4xf32>
+  return %0 : tensor<8x8x2x4xf32>
 }

@@ -100,3 +100,17 @@ func.func @round_trip(%x: tensor<1xi16>) -> tensor<2xi8> {
   %1 = flow.tensor.bitcast %0 : tensor<16xi1, #iree_encoding.packed_storage> -> tensor<2xi8>
   return %1 : tensor<2xi8>
 }
+
+// -----
+
+// flow.tensor.reshape is such a bitcast that keeps the element type: a tensor.reshape alone.
+// ROUNDTRIP-LABEL: func.func @flow_reshape(
+// ROUNDTRIP-NEXT: flow.tensor.reshape %x : tensor<8x8x1x1xf32> -> tensor<8x8xf32>
+// CHECK-LABEL: func.func @flow_reshape(
+// CHECK-NEXT: %[[S:.*]] = arith.constant dense<8> : tensor<2xi64>
+// CHECK-NEXT: %[[R:.*]] = tensor.reshape %x(%[[S]]) : (tensor<8x8x1x1xf32>, tensor<2xi64>) -> tensor<8x8xf32>
+// CHECK-NEXT: func.return %[[R]]
+func.func @flow_reshape(%x: tensor<8x8x1x1xf32>) -> tensor<8x8xf32> {
+  %0 = flow.tensor.reshape %x : tensor<8x8x1x1xf32> -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

@@ -30,7 +30,7 @@ func.func @widths(%x: tensor<4xi8>) -> tensor<1xi32> {
 // -----
 
 func.func @dynamic_reshape(%x: tensor<?xi8>, %n: index, %m: index) -> tensor<?x2xi8> {
-  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<?xi8> to tensor<?x2xi8> is not supported: a bitcast that changes the shape needs static shapes
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<?xi8> to tensor<?x2xi8> is not supported: a change of shape needs static shapes
   %0 = flow.tensor.bitcast %x : tensor<?xi8>{%n} -> tensor<?x2xi8>{%m}
   return %0 : tensor<?x2xi8>
 }
@@ -65,4 +65,20 @@ func.func @six_bit_floats(%x: tensor<3xi8>) -> tensor<4xf6E2M3FN> {
   // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.bitcast from tensor<3xi8> to tensor<4xf6E2M3FN> is not supported: f6E2M3FN elements straddle bytes; weir packs only 1-, 2- and 4-bit elements
   %0 = flow.tensor.bitcast %x : tensor<3xi8> -> tensor<4xf6E2M3FN>
   return %0 : tensor<4xf6E2M3FN>
+}
+
+// -----
+
+func.func @reshape_changes_type(%x: tensor<4xi32>) -> tensor<2x2xf32> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: 'flow.tensor.reshape' op a reshape keeps the element type: tensor<4xi32> -> tensor<2x2xf32>
+  %0 = flow.tensor.reshape %x : tensor<4xi32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @dynamic_reshape(%x: tensor<?x4xf32>, %n: index) -> tensor<?xf32> {
+  // ERR: tensor_bitcast_errors.mlir:[[# @LINE + 1]]:3: error: flow.tensor.reshape from tensor<?x4xf32> to tensor<?xf32> is not supported: a change of shape needs static shapes
+  %0 = flow.tensor.reshape %x : tensor<?x4xf32>{%n} -> tensor<?xf32>{%n}
+  return %0 : tensor<?xf32>
 }

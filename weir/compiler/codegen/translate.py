@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
-from weir.compiler.codegen import translate_slices
+from weir.compiler.codegen import fold_scalars, translate_slices
 from weir.compiler.codegen.translate_ext import YIELD_OPS, translate_ext
 from weir.format import reference_kernel as k
 from weir.ir.diagnostics import error_at, location_of
@@ -48,10 +48,12 @@ def _scalar_value(attr: object) -> int | float | bool:
 
 
 class EntryTranslator:
-    def __init__(self, fn: func.FuncOp, target: str = "reference"):
+    def __init__(self, fn: func.FuncOp, target: str = "reference", in_order: bool = False):
         """`target`: the backend whose compile errors this description's failures are (llvm-cpu
-        lowers the same description)."""
+        lowers the same description); `in_order`: reductions are marked to combine floats in
+        loop order (--iree-llvmcpu-reassociate-fp-reductions=false)."""
         self.target = target
+        self.in_order = in_order
         self.fn = fn
         self.ops: list[k.KernelOp] = []
         self.values: dict[SSAValue, int] = {}
@@ -171,7 +173,8 @@ class EntryTranslator:
                                    "supported in a linalg.reduce body")
             self._emit(op.result[0], k.Reduce(
                 (self._value(op.input, op),), (self._value(op.init, op),),
-                tuple(op.dimensions.get_values()), body, yields))  # type: ignore[arg-type]
+                tuple(op.dimensions.get_values()), body, yields,  # type: ignore[arg-type]
+                self.in_order))
         elif isinstance(op, tensor.CollapseShapeOp | tensor.ExpandShapeOp):
             shape = tuple(op.result.type.get_shape())  # type: ignore[attr-defined]
             if any(d < 0 for d in shape):
@@ -184,6 +187,10 @@ class EntryTranslator:
             translate_slices.insert_slice(self, op)
         elif translate_ext(self, op):
             pass
+        elif len(op.results) == 1 and op.operands and all(v in self.scalars for v in op.operands) \
+                and (value := fold_scalars.fold(op, [self.scalars[v] for v in op.operands])) \
+                is not None:
+            self.scalars[op.results[0]] = value
         else:
             raise error_at(op, f"{self.target} target: '{op.name}' is not supported in a dispatch")
 
@@ -243,7 +250,8 @@ class EntryTranslator:
         node = self._emit(None, k.Generic(
             tuple(self._value(v, op) for v in op.inputs),
             tuple(self._value(v, op) for v in op.outputs),
-            tuple(maps), iterators, body, yields, captures, checks))
+            tuple(maps), iterators, body, yields, captures, checks,
+            self.in_order and "reduction" in iterators))
         if len(op.results) == 1:
             self.values[op.results[0]] = node
         else:

@@ -15,7 +15,7 @@ from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
 from weir.compiler.tensor_shapes import dynamic_of, index, Size, sizes_of
-from weir.ir.diagnostics import error_at
+from weir.ir.diagnostics import error_at, locate_created
 from weir.ir.upstream import (
     arith,
     Builder,
@@ -72,6 +72,7 @@ class DecomposePadAndConcat(Pass):
     def run(self, module: ModuleOp, state: CompilationState) -> None:
         for op in [op for op in module.walk() if isinstance(op, tensor.PadOp | tensor.ConcatOp)]:
             new = self._pad(op) if isinstance(op, tensor.PadOp) else self._concat(op)
+            locate_created(op)  # the size arithmetic too
             op.results[0].replace_all_uses_with(new)
             op.detach()
             op.erase()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from weir.compiler.input.linalg_builders import cast, empty, filled, generic, inline, \
     projection, tensor_type
 from weir.dialects import iree_linalg_ext as ext
-from weir.ir.diagnostics import error_at
+from weir.ir.diagnostics import error_at, locate_created
 from weir.ir.upstream import (
     AffineDimExpr,
     AffineMap,
@@ -166,6 +166,7 @@ def _times_v(b: Builder, s: _Scores, weights: SSAValue, value: SSAValue, init: S
 
 
 def _replace(op: Operation, values: Sequence[SSAValue]) -> None:
+    locate_created(op)  # errors about the replacement point at the op
     for old, new in zip(op.results, values, strict=True):
         old.replace_all_uses_with(new)
     op.detach()

@@ -7,7 +7,9 @@
   region says the new element is better: the first of equal elements wins, in loop order;
 - affine.linearize_index / delinearize_index (in map_load/map_store regions) become arith;
 - attention becomes linalg: scores Q.K^T * scale (masked), the softmax's max and sum
-  reductions, and the product with V, each a generic the targets already compile.
+  reductions, and the product with V, each a generic the targets already compile;
+- the Winograd input, filter and output transforms become two contractions each with their
+  constant matrices (and, for the input, the overlapping tiles cut out with slices).
 
 sort, scan, scatter, gather, map_load and map_store stay: each is a kernel (weir/format/reference_kernel.py)."""
 
@@ -20,8 +22,10 @@ from weir.compiler.state import CompilationState
 from weir.dialects import iree_linalg_ext as ext
 from weir.dialects.affine_index import DelinearizeIndexOp, LinearizeIndexOp
 from weir.compiler.input.attention_to_linalg import lower_attention, lower_online_attention
+from weir.compiler.input.winograd_to_linalg import lower_winograd
+from weir.dialects.iree_linalg_ext_winograd import WinogradOp
 from weir.compiler.input.linalg_builders import empty, generic, inline, projection, size, tensor_type
-from weir.ir.diagnostics import error_at
+from weir.ir.diagnostics import error_at, locate_created
 from weir.ir.upstream import (
     arith,
     Block,
@@ -55,9 +59,12 @@ class LowerLinalgExt(Pass):
                 lower_online_attention(op)
             elif isinstance(op, ext.Attention):
                 lower_attention(op)
+            elif isinstance(op, WinogradOp):
+                lower_winograd(op)
 
     @staticmethod
     def _replace(op: Operation, values: Sequence[SSAValue]) -> None:
+        locate_created(op)  # errors about the replacement point at the op
         for old, new in zip(op.results, values, strict=True):
             old.replace_all_uses_with(new)
         op.detach()

@@ -24,7 +24,7 @@ from weir.compiler.tensor_shapes import (
     sizes_of,
 )
 from weir.dialects.linalg_pack import PackOp, UnPackOp
-from weir.ir.diagnostics import error_at
+from weir.ir.diagnostics import error_at, locate_created
 from weir.ir.upstream import (
     arith,
     Builder,
@@ -51,21 +51,10 @@ class LowerPackUnpack(Pass):
         for op in [op for op in module.walk() if isinstance(op, PackOp | UnPackOp)]:
             b = Builder(InsertPoint.before(op))
             new = _pack(op, b) if isinstance(op, PackOp) else _unpack(op, b)
-            for created in _created_since(op):
-                created.location = op.location
+            locate_created(op)
             op.result.replace_all_uses_with(new)
             op.detach()
             op.erase()
-
-
-def _created_since(op: Operation) -> list[Operation]:
-    """The ops inserted before `op` by this lowering (those without a location yet)."""
-    found = []
-    prev = op.prev_op
-    while prev is not None and getattr(prev, "location", None) is None:
-        found.append(prev)
-        prev = prev.prev_op
-    return found
 
 
 def _ceil_div(b: Builder, x: Size, y: Size) -> Size:

@@ -1,7 +1,8 @@
 """Turns `flow.tensor.bitcast` between element types of one width into an elementwise
 `arith.bitcast` (each element's bits read as the other type) and, where the shape changes too,
 a `tensor.reshape` to the result's static shape: both ops weir already compiles, the bitcast in
-a dispatch and the reshape as metadata on the host.
+a dispatch and the reshape as metadata on the host. `flow.tensor.reshape` is such a bitcast
+that keeps the element type: a `tensor.reshape` alone.
 
 Between an integer of whole bytes and a sub-byte element type (i1 with
 `#iree_encoding.packed_storage`, i2, i4, f4E2M1FN) it packs or unpacks the elements
@@ -13,7 +14,7 @@ from __future__ import annotations
 from weir.compiler.input.subbyte_packing import as_integers, pack, sub_byte_bits, unpack
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
-from weir.dialects.flow import TensorBitCastOp
+from weir.dialects.flow import TensorBitCastOp, TensorReinterpret
 from weir.dialects.iree_encoding import is_packed_storage
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import (
@@ -35,13 +36,13 @@ class LowerTensorBitcasts(Pass):
         # The types as written, before lowering one bitcast retypes the source of the next
         # (a packed i1 tensor's encoding is gone once its producer is unpacking).
         bitcasts = [(op, op.source.type, op.result.type) for op in module.walk()
-                    if isinstance(op, TensorBitCastOp)]
+                    if isinstance(op, TensorReinterpret)]
         for op, src, dst in bitcasts:
             assert isinstance(src, TensorType) and isinstance(dst, TensorType)
             self._lower(op, src, dst)
 
     @staticmethod
-    def _lower(op: TensorBitCastOp, src: TensorType, dst: TensorType) -> None:
+    def _lower(op: TensorReinterpret, src: TensorType, dst: TensorType) -> None:
         widths = [getattr(t.element_type, "bitwidth", None) for t in (src, dst)]
         if widths[0] != widths[1] and None not in widths and \
                 (sub_byte_bits(src.element_type) or sub_byte_bits(dst.element_type)):
@@ -53,8 +54,8 @@ class LowerTensorBitcasts(Pass):
                                "bytes as packed sub-byte elements")
         same_shape = list(src.get_shape()) == list(dst.get_shape())
         if not same_shape and not (src.has_static_shape() and dst.has_static_shape()):
-            raise error_at(op, f"flow.tensor.bitcast from {src} to {dst} is not supported: a "
-                               "bitcast that changes the shape needs static shapes")
+            raise error_at(op, f"{op.name} from {src} to {dst} is not supported: a change of "
+                               "shape needs static shapes")
         b = Builder(InsertPoint.before(op))
         value = op.source
         if src.element_type != dst.element_type:

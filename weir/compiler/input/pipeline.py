@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from weir.compiler.input.check_supported_ops import CheckSupportedOps
+from weir.compiler.input.convert_stablehlo import ConvertStablehlo
 from weir.compiler.input.decompose_window_ops import DecomposeWindowOps
 from weir.compiler.input.drop_packed_storage import DropPackedStorage
 from weir.compiler.input.drop_tie_shapes import DropTieShapes
@@ -27,6 +28,8 @@ PASSES: tuple[Pass, ...] = (
     StripAssertions(),
     # Next, so that every later pass may assume it only sees ops it knows.
     CheckSupportedOps(),
+    # The StableHLO ops weir reads, as tensor.extract_slice and linalg: ops every later pass knows.
+    ConvertStablehlo(),
     # Constants of a dynamic type: static data behind a barrier, so nothing sees their sizes.
     LowerDynamicConstants(),
     # Tensor bitcasts as an elementwise arith.bitcast (and a reshape): ops later phases know.

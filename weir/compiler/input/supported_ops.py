@@ -81,8 +81,9 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         "util.optimization_barrier",
         # A constant of a dynamic type (lowered in the input phase: lower-dynamic-constants).
         "flow.tensor.dynamic_constant",
-        # Bytes read as another element type (lowered in the input phase: lower-tensor-bitcasts).
-        "flow.tensor.bitcast",
+        # Bytes read as another element type or shape (lowered in the input phase:
+        # lower-tensor-bitcasts).
+        "flow.tensor.bitcast", "flow.tensor.reshape",
         # Size annotations (dropped in the input phase: drop-tie-shapes) and tensors cut into
         # tiles and back (lowered in the input phase: lower-pack-unpack).
         "flow.tensor.tie_shape", "linalg.pack", "linalg.unpack",
@@ -93,13 +94,16 @@ STRUCTURAL_OPS: frozenset[str] = frozenset(
         # waiting on the timepoints of their dependencies in the stream phase).
         "async.execute", "async.await", "async.yield",
         # IREE's linalg extension ops and torch-mlir's copies (lower-linalg-ext: topk,
-        # arg_compare and attention become sort and linalg; sort, scan, scatter and gather
-        # are kernels of their own).
+        # arg_compare, attention and the Winograd transforms become sort and linalg; sort,
+        # scan, scatter and gather are kernels of their own).
         *(f"{d}.{o}" for d in ("iree_linalg_ext", "tm_tensor")
           for o in ("sort", "topk", "scan", "scatter", "attention", "yield")),
         "iree_linalg_ext.gather", "iree_linalg_ext.arg_compare", "iree_linalg_ext.topk_v2",
         "iree_linalg_ext.online_attention", "iree_linalg_ext.map_load",
         "iree_linalg_ext.map_store", "affine.linearize_index", "affine.delinearize_index",
+        *(f"iree_linalg_ext.winograd.{o}_transform" for o in ("input", "filter", "output")),
+        # The StableHLO ops weir reads (convert-stablehlo writes them as tensor and linalg).
+        "stablehlo.slice", "stablehlo.reverse",
     }
     # Convolutions and poolings: mapped onto the Conv2D/Pool2D kernels, the other layouts first
     # rewritten onto those (decompose-window-ops).

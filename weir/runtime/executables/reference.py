@@ -38,6 +38,8 @@ from weir.runtime.executables.reference_body import (
     evaluate_body,
     evaluate_sequential,
     plan_body,
+    in_order,
+    reduce_in_order,
     reduce_partial,
 )
 from weir.runtime.executables.reference_ext import ext_step
@@ -194,6 +196,12 @@ class _Planner:
                 red = plan.reductions[i]
                 if red is None:
                     res = from_loop_space(r, op.maps[nin + i], sizes, parallel)
+                elif op.in_order and in_order(red):
+                    start = to_loop_space(init, op.maps[nin + i], nloops)
+                    start = start[tuple(0 if l in red_axes else slice(None) for l in range(nloops))]
+                    total = reduce_in_order(red, start, np.broadcast_to(r, sizes), red_axes)
+                    res = from_loop_space(np.expand_dims(total, red_axes), op.maps[nin + i],
+                                          sizes, parallel)
                 else:
                     reduced = reduce_partial(red, np.broadcast_to(r, sizes), red_axes, keepdims=True)
                     res = combine(red, init, from_loop_space(reduced, op.maps[nin + i], sizes, parallel))
@@ -228,8 +236,12 @@ class _Planner:
                 init = _tensor(values[op.inits[i]])
                 red = plan.reductions[i]
                 assert red is not None
-                reduced = reduce_partial(red, np.broadcast_to(r, shape), op.dimensions, keepdims=False)
-                res = combine(red, init, reduced)
+                if op.in_order and in_order(red):
+                    res = reduce_in_order(red, init, np.broadcast_to(r, shape), op.dimensions)
+                else:
+                    reduced = reduce_partial(red, np.broadcast_to(r, shape), op.dimensions,
+                                             keepdims=False)
+                    res = combine(red, init, reduced)
                 _check_shape(res.shape, init.shape, f"{w}: reduce result {i}")
                 outs.append(_to(res, init.dtype))
             values.append(tuple(outs))

@@ -175,6 +175,33 @@ def reduce_partial(red: Reduction, partial: np.ndarray, axes: tuple[int, ...],
     return ufunc.reduce(x, axis=axes, keepdims=keepdims)
 
 
+# Float sums and products round at every step, so their order is part of the result.
+IN_ORDER = frozenset({"addf", "mulf"})
+
+
+def in_order(red: Reduction) -> bool:
+    """Whether a reduction marked `in_order` must combine element by element
+    (`reduce_in_order`): float sums and products of a native float type; the other combiners
+    give one result in any order."""
+    return red.combiner.op in IN_ORDER and red.dtype in (np.float16, np.float32, np.float64)
+
+
+def reduce_in_order(red: Reduction, init: np.ndarray, partial: np.ndarray,
+                    axes: Sequence[int]) -> np.ndarray:
+    """`init` combined with the elements of `partial` along `axes` one at a time, in loop order
+    (the last of `axes` fastest), rounding to the combiner's type after each step, as llvm-cpu
+    without reassociation does. The result has `partial`'s other axes, in order; `init`
+    broadcasts to them."""
+    ufunc, _ = COMBINERS[red.combiner.op]
+    x = _to(partial, red.dtype)
+    k, nd = len(axes), x.ndim
+    moved = np.moveaxis(x, sorted(axes), range(nd - k, nd))
+    lines = moved.reshape(moved.shape[:nd - k] + (-1,))
+    start = np.broadcast_to(_to(init, red.dtype), lines.shape[:-1])[..., None]
+    return ufunc.accumulate(np.concatenate([start, lines], axis=-1), axis=-1,
+                            dtype=red.dtype)[..., -1]
+
+
 def combine(red: Reduction, init: np.ndarray, reduced: np.ndarray) -> np.ndarray:
     """init `combiner` reduced, rounded once to the combiner's dtype (the reduced value stays in
     its wider compute type until here)."""

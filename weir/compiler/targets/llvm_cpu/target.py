@@ -76,7 +76,8 @@ class LLVMCPUTarget(Target):
         entries = []
         gemms: set[tuple[str, str, str]] = set()
         for fn in entry_points:
-            description = EntryTranslator(fn, self.name).translate()
+            description = EntryTranslator(fn, self.name,
+                                          not options.llvmcpu_reassociate_fp_reductions).translate()
             lowering = EntryLowering(module, cpu, description, _symbol(description.name),
                                      options.llvmcpu_reassociate_fp_reductions)
             entries.append(lowering.lower())

@@ -16,5 +16,9 @@ class ReferenceTarget(Target):
     format = "reference"
 
     def translate(self, entry_points: list[func.FuncOp], state: CompilationState) -> bytes:
-        entries = tuple(EntryTranslator(fn).translate() for fn in entry_points)
+        # With reassociation off, the reference target sums in loop order as llvm-cpu does, so
+        # the two agree bit for bit (IREE's associative_reordering.mlir).
+        in_order = not state.options.llvmcpu_reassociate_fp_reductions
+        entries = tuple(EntryTranslator(fn, self.name, in_order).translate()
+                        for fn in entry_points)
         return encode_reference_executable(ReferenceExecutable(entries))
