@@ -4,6 +4,7 @@ work that is the same on every call is done once, here, at compile time."""
 from __future__ import annotations
 
 from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
+from weir.compiler.global_opt.fold_batch_norm_into_conv import FoldBatchNormIntoConv
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
 from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
 from weir.compiler.global_opt.verify import verify_global_optimization
@@ -12,6 +13,8 @@ from weir.compiler.pass_base import Pass
 PASSES: tuple[Pass, ...] = (
     # Weights stated as transpose(W) (linear layers) stored transposed: no per-call copy.
     FoldConstantTransposes(),
+    # An inference-mode batch norm after a convolution: its scale in the filter, the rest bias.
+    FoldBatchNormIntoConv(),
     # A batch of products with one broadcast weight matrix as one matmul: no broadcast copy.
     BatchMatmulToMatmul(),
     # A sort read only through its first k elements (top-k) may select them instead of sorting.
