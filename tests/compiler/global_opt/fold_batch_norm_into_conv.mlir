@@ -210,13 +210,17 @@ func.func @run_time_init(%x: tensor<1x1x2x2xf32>, %acc: tensor<1x2x2x2xf32>) -> 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
 #w = affine_map<(d0, d1, d2, d3) -> (d3)>
-// `c / x` is not affine in x, and a constant broadcast along the width is not per channel.
+// `c / x` is not affine in x, a constant broadcast along the width is not per channel, and a
+// division by zero is the run time's to compute.
 // CHECK-LABEL: func.func @not_affine(
 // CHECK: arith.constant dense<
 // CHECK: arith.divf %in_1, %in
 // CHECK-LABEL: func.func @along_width(
 // CHECK: arith.constant dense<
 // CHECK: arith.addf
+// CHECK-LABEL: func.func @divide_by_zero(
+// CHECK: arith.constant dense<
+// CHECK: arith.divf %in, %in_1
 func.func @not_affine(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
   %zero = arith.constant 0.0 : f32
   %w = arith.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
@@ -241,6 +245,20 @@ func.func @along_width(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
   %0 = linalg.generic {indexing_maps = [#id, #w, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %shift : tensor<1x2x2x2xf32>, tensor<2xf32>) outs(%e : tensor<1x2x2x2xf32>) {
   ^bb0(%in: f32, %in_1: f32, %out: f32):
     %r = arith.addf %in, %in_1 : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+func.func @divide_by_zero(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
+  %d = arith.constant dense<[[[2.0]], [[0.0]]]> : tensor<2x1x1xf32>
+  %e = tensor.empty() : tensor<1x2x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) outs(%init : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %d : tensor<1x2x2x2xf32>, tensor<2x1x1xf32>) outs(%e : tensor<1x2x2x2xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %r = arith.divf %in, %in_1 : f32
     linalg.yield %r : f32
   } -> tensor<1x2x2x2xf32>
   return %0 : tensor<1x2x2x2xf32>

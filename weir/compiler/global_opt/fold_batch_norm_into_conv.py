@@ -117,16 +117,9 @@ def _fold(conv: _Conv, constants: ConstantStore) -> None:
     filter_ = constant_value(weights, constants)
     if bias is None or filter_ is None:
         return
-    scale, shift = np.ones(channels), np.zeros(channels)
-    for s in steps:
-        if s.kind is arith.AddfOp:
-            shift = shift + s.c
-        elif s.kind is arith.SubfOp:
-            scale, shift = (scale, shift - s.c) if s.x_first else (-scale, s.c - shift)
-        elif s.kind is arith.MulfOp:
-            scale, shift = scale * s.c, shift * s.c
-        else:  # x / c (c / x is no step)
-            scale, shift = scale / s.c, shift / s.c
+    scale, shift = _affine(steps, channels)
+    if not (np.all(np.isfinite(scale)) and np.all(np.isfinite(shift))):
+        return  # a division by zero, an infinite or NaN constant: the run time's to produce
     b = Builder(InsertPoint.before(conv.op))
     new_weights = weights
     if not np.all(scale == 1.0):
@@ -149,6 +142,22 @@ def _fold(conv: _Conv, constants: ConstantStore) -> None:
         s.op.detach()
         s.op.erase()
     _erase_unused(dead)
+
+
+def _affine(steps: list[_Step], channels: int) -> tuple[np.ndarray, np.ndarray]:
+    """The chain as y = scale * x + shift, per channel, in f64."""
+    scale, shift = np.ones(channels), np.zeros(channels)
+    with np.errstate(all="ignore"):
+        for s in steps:
+            if s.kind is arith.AddfOp:
+                shift = shift + s.c
+            elif s.kind is arith.SubfOp:
+                scale, shift = (scale, shift - s.c) if s.x_first else (-scale, s.c - shift)
+            elif s.kind is arith.MulfOp:
+                scale, shift = scale * s.c, shift * s.c
+            else:  # x / c (c / x is no step)
+                scale, shift = scale / s.c, shift / s.c
+    return scale, shift
 
 
 def _step(x: SSAValue, channel_dim: int, channels: int,
