@@ -43,6 +43,7 @@ from weir.compiler.targets.llvm_cpu.depthwise import (
 )
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
 from weir.format import reference_kernel as k
 
 if TYPE_CHECKING:
@@ -283,6 +284,13 @@ def _fill_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str, 
 
 def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
                bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value) -> None:
+    """Row (bn, oh) of the W x F accumulator `c` into `dest` in its layout and type."""
+    if layout == "NFHW" and c.dtype == dest.dtype == "f32":
+        _, _, out_h, width = dest.dims
+        write_transposed(b, c.ptr, c.ld, dest.address(b, [bn, I64(0), oh, I64(0)]),
+                         b.mul(out_h, width), out_w, feats)
+        return
+
     def copy(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
         at = bb.gep(c.ptr, [bb.add(bb.mul(ow, c.ld), f)], inbounds=True)
         value = low.convert(bb, s.load_element(bb, at, c.dtype), c.dtype, dest.dtype)
