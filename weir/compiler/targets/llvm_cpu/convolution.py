@@ -3,7 +3,7 @@ microkernel (conv_kernel.py): per workgroup range of output rows (n, oh), regist
 output pixels x output channels accumulate over the window and the input channels, the filter
 packed once per range. NHWC input is read in place; other layouts have the input rows the range
 reads converted to NHWC scratch once, and outputs in other layouts or types accumulate in f32
-scratch rows written back afterwards.
+scratch rows written back afterwards (to f32 NCHW 8 x 8 at a time: transpose_rows.py).
 
 Any other convolution is, per output row (n, oh), the sum over window taps (kh, kw) of one GEMM:
 the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read with a row stride of sw*C, times
