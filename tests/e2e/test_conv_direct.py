@@ -3,7 +3,7 @@ host target (the `run` fixture), against numpy: output widths that are not a mul
 register tile's pixels, channel counts that are not a multiple of the vector width (filter
 blocks with a partial last block), input channels deep enough to split the window into several
 chunks of taps, strides, dilations, 1x1 filters, the exporters' zero padding (tensor.pad), the
-exporters' NCHW/FCHW layout, an init that is accumulated into, a producer fused into the input,
+exporters' NCHW/FCHW layout (output rows written 8 x 8 at a time, with their edges), an init that is accumulated into, a producer fused into the input,
 and the narrower vectors of the generic x86-64 CPU."""
 
 from __future__ import annotations
@@ -127,6 +127,25 @@ def test_direct_conv_nchw_batch_split_across_workgroups(run: Runner, strides: Pa
     init = RNG.standard_normal(os).astype(np.float32)
     expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
                          init.transpose(0, 2, 3, 1), strides, (1, 1))
+    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("f, ow", [(24, 16), (13, 19), (8, 5)],
+                         ids=["whole-blocks", "both-edges", "narrow"])
+def test_direct_conv_nchw_output_rows_written_in_blocks(run: Runner, f: int, ow: int) -> None:
+    """The W x F accumulator rows reach the NCHW output 8 x 8 at a time: channel and width
+    counts that are whole blocks, that leave edges of both, and a row narrower than a block."""
+    xs, ws, os = (2, 6, 4, ow + 2), (f, 6, 3, 3), (2, f, 2, ow)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}, %init: {tensor(os)}) -> {tensor(os)} {{
+      %0 = linalg.conv_2d_nchw_fchw {attrs((1, 1), (1, 1))} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    init = RNG.standard_normal(os).astype(np.float32)
+    expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                         init.transpose(0, 2, 3, 1), (1, 1), (1, 1))
     check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
 
 

@@ -3,7 +3,7 @@ microkernel (conv_kernel.py): per workgroup range of output rows (n, oh), regist
 output pixels x output channels accumulate over the window and the input channels, the filter
 packed once per range. NHWC input is read in place; other layouts have the input rows the range
 reads converted to NHWC scratch once, and outputs in other layouts or types accumulate in f32
-scratch rows written back afterwards.
+scratch rows written back afterwards (to f32 NCHW 8 x 8 at a time: transpose_rows.py).
 
 Any other convolution is, per output row (n, oh), the sum over window taps (kh, kw) of one GEMM:
 the OW x C input rows starting at (oh*sh + kh*dh, kw*dw), read with a row stride of sw*C, times
@@ -43,6 +43,7 @@ from weir.compiler.targets.llvm_cpu.depthwise import (
 )
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
 from weir.format import reference_kernel as k
 
 if TYPE_CHECKING:
@@ -283,6 +284,13 @@ def _fill_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str, 
 
 def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
                bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value) -> None:
+    """Row (bn, oh) of the W x F accumulator `c` into `dest` in its layout and type."""
+    if layout == "NFHW" and c.dtype == dest.dtype == "f32":
+        _, _, out_h, width = dest.dims
+        write_transposed(b, c.ptr, c.ld, dest.address(b, [bn, I64(0), oh, I64(0)]),
+                         b.mul(out_h, width), out_w, feats)
+        return
+
     def copy(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
         at = bb.gep(c.ptr, [bb.add(bb.mul(ow, c.ld), f)], inbounds=True)
         value = low.convert(bb, s.load_element(bb, at, c.dtype), c.dtype, dest.dtype)
