@@ -8,7 +8,7 @@ fixture). Expected values are computed here from MLIR's definitions with Python 
 floats, at the edges where implementations part ways: negative operands of floor/ceil division,
 MIN / -1, shifts by the width or more, NaN and signed zeros in min/max, out-of-range
 float-to-integer conversions, double rounding in float truncation. Where MLIR leaves a result
-undefined, the expected value is the one weir/format/reference_kernel.py defines. This file has
+undefined, the expected value is the one weir/format/kernel_description.py defines. This file has
 the integer ops, select, constants and flags; test_arith_complete_floats.py the float ops and
 every cast."""
 

@@ -12,8 +12,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 import weir.api as weir
 from weir.errors import RuntimeFault
-from weir.format.reference_codec import encode_reference_executable
-from weir.format.reference_kernel import (
+from weir.format.kernel_codec import encode_reference_executable
+from weir.format.kernel_description import (
     Conv2D,
     EntryPoint,
     KernelOp,

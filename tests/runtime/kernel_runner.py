@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from weir.format.reference_codec import encode_reference_executable
-from weir.format.reference_kernel import EntryPoint, KernelOp, ReferenceExecutable
+from weir.format.kernel_codec import encode_reference_executable
+from weir.format.kernel_description import EntryPoint, KernelOp, ReferenceExecutable
 from weir.runtime.executables.reference import load_reference_executable
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.workgroups import InlineWorkgroups

@@ -12,7 +12,7 @@ from weir.format.native_executable import (
     NativeEntry,
     NativeExecutable,
 )
-from weir.format.reference_kernel import PushDim
+from weir.format.kernel_description import PushDim
 from weir.runtime.executables.llvm_cpu import LoadedNativeExecutable, load_native_executable
 
 I64 = ir.IntType(64)

@@ -14,8 +14,8 @@ from weir.format.image import (
     ModuleImage,
     Signature,
 )
-from weir.format.reference_codec import encode_reference_executable
-from weir.format.reference_kernel import (
+from weir.format.kernel_codec import encode_reference_executable
+from weir.format.kernel_description import (
     Empty,
     EntryPoint,
     Generic,

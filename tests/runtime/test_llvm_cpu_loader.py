@@ -18,7 +18,7 @@ from weir.format.native_executable import (
     decode_native_executable,
     encode_native_executable,
 )
-from weir.format.reference_kernel import PushDim
+from weir.format.kernel_description import PushDim
 from weir.runtime.executables.llvm_cpu import load_native_executable
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.workgroups import InlineWorkgroups, ParallelWorkgroups

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from weir.errors import ModuleFormatError
-from weir.format.reference_codec import decode_reference_executable, encode_reference_executable
-from weir.format.reference_kernel import (
+from weir.format.kernel_codec import decode_reference_executable, encode_reference_executable
+from weir.format.kernel_description import (
     EntryPoint,
     Load,
     ReferenceExecutable,

@@ -8,7 +8,7 @@ import pytest
 from kernel_runner import run_kernel
 
 from weir.errors import RuntimeFault
-from weir.format.reference_kernel import (
+from weir.format.kernel_description import (
     Broadcast,
     Empty,
     Fill,

@@ -12,8 +12,8 @@ import pytest
 from kernel_runner import run_kernel
 
 from weir.errors import ModuleFormatError, RuntimeFault
-from weir.format.reference_codec import decode_reference_executable, encode_reference_executable
-from weir.format.reference_kernel import EntryPoint, Load, ReferenceExecutable, Reshape, Store
+from weir.format.kernel_codec import decode_reference_executable, encode_reference_executable
+from weir.format.kernel_description import EntryPoint, Load, ReferenceExecutable, Reshape, Store
 
 
 def _ops(shape: tuple[int, ...]) -> tuple[Load | Reshape | Store, ...]:

@@ -19,8 +19,8 @@ from weir.format.native_executable import (
     decode_native_executable,
     encode_native_executable,
 )
-from weir.format.reference_codec import decode_reference_executable, encode_reference_executable
-from weir.format.reference_kernel import (
+from weir.format.kernel_codec import decode_reference_executable, encode_reference_executable
+from weir.format.kernel_description import (
     Empty,
     EntryPoint,
     Fill,

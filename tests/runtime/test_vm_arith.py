@@ -15,8 +15,8 @@ from test_module_file import _bad as reject
 from weir.errors import ModuleFormatError, RuntimeFault
 from weir.format.image import ExportDef, ModuleImage
 from weir.format.module_file import deserialize, serialize
-from weir.format.reference_codec import decode_reference_executable, encode_reference_executable
-from weir.format.reference_kernel import (
+from weir.format.kernel_codec import decode_reference_executable, encode_reference_executable
+from weir.format.kernel_description import (
     Empty,
     EntryPoint,
     Generic,
@@ -123,7 +123,7 @@ def test_floor_and_ceil_divisions_round_their_way() -> None:
 
 
 def test_edges_mlir_leaves_undefined_have_one_result() -> None:
-    """The results weir/format/reference_kernel.py defines (MLIR: poison)."""
+    """The results weir/format/kernel_description.py defines (MLIR: poison)."""
     assert _binary("shli", "i8", 1, 8) == 0  # shifts past the width
     assert _binary("shrsi", "i8", -8, -56) == -1  # an amount of 200, read unsigned
     assert _binary("shrui", "i32", -1, -1) == 0

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from weir.format import module_file
-from weir.format.reference_codec import encode_reference_executable
+from weir.format.kernel_codec import encode_reference_executable
 from weir.format.image import (
     Block,
     ExecutableDef,
@@ -31,7 +31,7 @@ from weir.format.vm_isa import (
     Return,
     Rodata,
 )
-from weir.format.reference_kernel import EntryPoint, Load, ReferenceExecutable, Store
+from weir.format.kernel_description import EntryPoint, Load, ReferenceExecutable, Store
 from weir.tools.dump_module import main
 
 # A payload the verifier accepts: entry points entry_a and entry_b, as the executable declares.

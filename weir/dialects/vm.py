@@ -30,7 +30,7 @@ from xdsl.irdl import (
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from weir.format.reference_kernel import DTYPES, HOST_SCALAR_OPS
+from weir.format.kernel_description import DTYPES, HOST_SCALAR_OPS
 from weir.format.vm_isa import BINARY_OPS, UNARY_OPS
 
 

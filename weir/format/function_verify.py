@@ -10,13 +10,13 @@ from weir.errors import ModuleFormatError
 from weir.format.element_types import BY_NAME
 from weir.format.image import FunctionDef, ModuleImage, Signature
 from weir.format.json_fields import printable
-from weir.format.reference_codec import (
+from weir.format.kernel_codec import (
     CAST_OPS,
     CMPF_PREDICATES,
     CMPI_PREDICATES,
     scalar_op_arity,
 )
-from weir.format.reference_kernel import HOST_SCALAR_OPS
+from weir.format.kernel_description import HOST_SCALAR_OPS
 from weir.format.vm_dataflow import check_definite_assignment, check_single_definition
 from weir.format.vm_isa import (
     BINARY_OPS,

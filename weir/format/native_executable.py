@@ -30,7 +30,7 @@ from typing import Any
 
 from weir.errors import ModuleFormatError
 from weir.format import json_fields as jf
-from weir.format.reference_kernel import DTYPES, Dim, PushDim, Shape, extract_fault
+from weir.format.kernel_description import DTYPES, Dim, PushDim, Shape, extract_fault
 
 FORMAT = "llvm-cpu"
 MAGIC = b"WNEX"
@@ -57,7 +57,7 @@ class BindingAccess:
 @dataclass(frozen=True)
 class WindowBounds:
     """A slice window, offset + i*stride for 0 <= i < size, that must lie in [0, extent): the
-    runtime checks it (`reference_kernel.window_error`) before native code runs, as the code
+    runtime checks it (`kernel_description.window_error`) before native code runs, as the code
     indexes without checks. Listed only where a value is a push constant; static windows are
     checked by the compiler."""
 
@@ -78,7 +78,7 @@ class NativeEntry:
     grid_tile: int
     windows: tuple[WindowBounds, ...] = ()
     # What each run-time check of the code reports when it fails (an index check's message is
-    # completed with `reference_kernel.extract_fault`), by the number the entry returns minus one.
+    # completed with `kernel_description.extract_fault`), by the number the entry returns minus one.
     checks: tuple[str, ...] = ()
 
     def fault_message(self, record: tuple[int, int, int, int]) -> str:

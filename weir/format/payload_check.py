@@ -6,7 +6,7 @@ dispatches name an entry point by its position, so a payload that belongs to ano
 from __future__ import annotations
 
 from weir.errors import ModuleFormatError
-from weir.format import native_executable, reference_codec
+from weir.format import native_executable, kernel_codec
 from weir.format.json_fields import printable
 
 
@@ -14,7 +14,7 @@ def payload_entry_points(format: str, payload: memoryview | bytes) -> tuple[str,
     """The entry point names of a payload, decoded and verified; None for a format this
     package does not define (its loader verifies it)."""
     if format == "reference":
-        exe = reference_codec.decode_reference_executable(payload)
+        exe = kernel_codec.decode_reference_executable(payload)
         return tuple(e.name for e in exe.entry_points)
     if format == native_executable.FORMAT:
         return tuple(e.name for e in native_executable.decode_native_executable(payload).entries)

@@ -90,7 +90,7 @@ class Unary:
 class Arith:
     """dst = op(args) with MLIR's arith/math semantics in element type `dtype` (an element type
     name: `i8`, `index`, `bf16`, ...): integers wrap at their width, f16/bf16/f32 round to their
-    precision. `op` is one of the kernel description's scalar ops (weir/format/reference_kernel.py,
+    precision. `op` is one of the kernel description's scalar ops (weir/format/kernel_description.py,
     `HOST_SCALAR_OPS`), so host and kernels share one set of semantics. `arg_dtype` is the operands'
     type (for `select`, that of its second and third operands; its first is i1), `attr` the
     predicate of cmpi/cmpf. Registers hold each type in one canonical Python form: ints

@@ -9,7 +9,7 @@ import weir.api as weir
 from weir.errors import CompileError
 from weir.format.module_file import deserialize
 from weir.format.native_executable import WindowBounds, decode_native_executable
-from weir.format.reference_kernel import PushDim
+from weir.format.kernel_description import PushDim
 
 OPTIONS = weir.CompilerOptions(target_backends=("llvm-cpu",))
 

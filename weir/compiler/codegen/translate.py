@@ -1,5 +1,5 @@
 """Lowers one outlined dispatch function (linalg on tensors) into the kernel description
-(weir/format/reference_kernel.py) that every target starts from. Anything it cannot describe is
+(weir/format/kernel_description.py) that every target starts from. Anything it cannot describe is
 a compile error at the op, so no target and no runtime meets an op it cannot run."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from weir.compiler.input.supported_ops import ELEMENTWISE_OPS
 from weir.compiler.targets.element_types import dtype_name
 from weir.compiler.codegen import fold_scalars, translate_slices
 from weir.compiler.codegen.translate_ext import YIELD_OPS, translate_ext
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 from weir.ir.diagnostics import error_at, location_of
 from weir.dialects import linalg_ext
 from weir.ir.window_ops import KERNEL_WINDOWS, WINDOW_LAYOUTS, WindowLayout, window_pair

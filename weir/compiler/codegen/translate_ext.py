@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from weir.dialects import iree_linalg_ext as ext, tm_tensor
 from weir.dialects.iree_linalg_ext_map import MapLoadOp, MapStoreOp
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import IntegerAttr, Operation
 

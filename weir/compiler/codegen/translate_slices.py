@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from weir.compiler.tensor_shapes import kept_dims
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 from weir.ir.diagnostics import error_at
 from weir.ir.upstream import DYNAMIC_INDEX, Operation, SSAValue, tensor, TensorType
 

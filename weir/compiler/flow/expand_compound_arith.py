@@ -1,6 +1,6 @@
 """Writes each scalar arith op that has no kernel scalar op of its own as the simpler arith ops
 that compute it, so the targets and the VM meet only ops with one result and one definition
-(weir/format/reference_kernel.py). It runs after convert-elementwise-to-linalg, when such ops on
+(weir/format/kernel_description.py). It runs after convert-elementwise-to-linalg, when such ops on
 tensors have become scalars inside generic bodies; host scalars are rewritten in place alike.
 
 - `addui_extended`: the sum, and its unsigned overflow `sum <u lhs`.

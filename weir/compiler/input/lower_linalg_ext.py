@@ -11,7 +11,7 @@
 - the Winograd input, filter and output transforms become two contractions each with their
   constant matrices (and, for the input, the overlapping tiles cut out with slices).
 
-sort, scan, scatter, gather, map_load and map_store stay: each is a kernel (weir/format/reference_kernel.py)."""
+sort, scan, scatter, gather, map_load and map_store stay: each is a kernel (weir/format/kernel_description.py)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from weir.ir.upstream import Operation
 from weir.ir.window_ops import WINDOW_LAYOUTS
 
 # Elementwise scalar ops (on scalars or, elementwise, on tensors): arith/math name -> the kernel
-# scalar op of weir/format/reference_kernel.py.
+# scalar op of weir/format/kernel_description.py.
 ELEMENTWISE_OPS: dict[str, str] = {
     "arith.addf": "addf", "arith.subf": "subf", "arith.mulf": "mulf", "arith.divf": "divf",
     "arith.remf": "remf", "arith.negf": "negf", "arith.maximumf": "maximumf",

@@ -27,7 +27,7 @@ from weir.format.native_executable import (
     NativeExecutable,
     decode_native_executable,
 )
-from weir.format.reference_kernel import Dim, PushDim, window_error
+from weir.format.kernel_description import Dim, PushDim, window_error
 from weir.runtime.executables.elf_symbols import symbols
 from weir.runtime.executables.jit import LLVM_LOCK
 from weir.runtime.hal.buffer import Buffer

@@ -11,8 +11,8 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from weir.errors import ModuleFormatError, RuntimeFault, WeirError
-from weir.format.reference_codec import decode_reference_executable
-from weir.format.reference_kernel import (
+from weir.format.kernel_codec import decode_reference_executable
+from weir.format.kernel_description import (
     Broadcast,
     Conv2D,
     Empty,

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from weir.errors import RuntimeFault
-from weir.format.reference_kernel import CHECKED_SCALAR_OPS, ScalarOp, extract_fault
+from weir.format.kernel_description import CHECKED_SCALAR_OPS, ScalarOp, extract_fault
 from weir.runtime.executables.reference_scalar_ops import COMBINERS, SCALAR_IMPLS, _to, push_scalar
 from weir.runtime.hal.element_types import numpy_dtype
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from weir.errors import RuntimeFault
-from weir.format.reference_kernel import Gather, KernelOp, MapLoad, MapStore, Scan, Scatter, Sort
+from weir.format.kernel_description import Gather, KernelOp, MapLoad, MapStore, Scan, Scatter, Sort
 from weir.runtime.executables.reference_body import evaluate_body, plan_body
 from weir.runtime.executables.reference_scalar_ops import _to
 

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from weir.format.element_types import VALUE_TYPES
-from weir.format.reference_kernel import SCALAR_OPS, ScalarOp
+from weir.format.kernel_description import SCALAR_OPS, ScalarOp
 from weir.runtime.executables.reference_erf import erf
 
 Arrays = Sequence[np.ndarray]

@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from weir.errors import RuntimeFault
-from weir.format.reference_kernel import InsertSlice, PushDim, Shape, Slice, window_error
+from weir.format.kernel_description import InsertSlice, PushDim, Shape, Slice, window_error
 
 
 def _values(dims: Shape, constants: Sequence[int]) -> list[int]:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from weir.errors import RuntimeFault
-from weir.format.reference_kernel import ScalarOp
+from weir.format.kernel_description import ScalarOp
 from weir.runtime.executables.reference_scalar_ops import SCALAR_IMPLS
 from weir.runtime.hal.element_types import numpy_dtype
 

@@ -27,7 +27,7 @@ from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.strided import strided_view
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory

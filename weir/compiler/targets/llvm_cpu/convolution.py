@@ -44,7 +44,7 @@ from weir.compiler.targets.llvm_cpu.depthwise import (
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory

@@ -25,7 +25,7 @@ from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into,
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory

@@ -20,7 +20,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory

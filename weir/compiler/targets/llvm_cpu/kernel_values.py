@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 
 # A value: (op number, result number). Single-result ops are (n, 0); `Result` ops are resolved to
 # the multi-result op they select from, so every consumer sees the producer itself.

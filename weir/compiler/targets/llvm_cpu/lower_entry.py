@@ -29,7 +29,7 @@ from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.reduction import lower_reduction
 from weir.compiler.targets.llvm_cpu.slices import lower_insert_slice, window_bounds, window_index
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 from weir.format.element_types import BY_NAME
 from weir.format.native_executable import BindingAccess, NativeEntry
 

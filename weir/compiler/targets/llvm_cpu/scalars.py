@@ -1,5 +1,5 @@
 """Element types in memory and in registers, and the scalar ops of the kernel description
-(weir/format/reference_kernel.py) as LLVM instructions.
+(weir/format/kernel_description.py) as LLVM instructions.
 
 f16, bf16 and the small floats (f8E4M3FN, f4E2M1FN, ...) are computed in f32 registers and
 rounded to their type after every op, as the reference target does; all are kept as their bits
@@ -8,7 +8,7 @@ conversion routine the process may lack. i1, i2 and i4
 are a byte in memory (their bits low, the rest zero, as weir/format's table says) and `i1`, `i2`,
 `i4` in registers: loads truncate and stores zero-extend explicitly, since LLVM leaves the spare
 bits of an `i4` store unspecified. Where MLIR leaves a result undefined, the code gives the one
-weir/format/reference_kernel.py defines: integer division by zero gives 0 (instead of the trap
+weir/format/kernel_description.py defines: integer division by zero gives 0 (instead of the trap
 x86 raises, so a program's bad divisor is a wrong value, never a crashed process), shifts past the
 width give 0 or the sign, float-to-integer conversions saturate."""
 

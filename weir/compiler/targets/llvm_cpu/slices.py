@@ -16,7 +16,7 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 from weir.format.native_executable import WindowBounds
 
 if TYPE_CHECKING:

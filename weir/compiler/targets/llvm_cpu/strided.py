@@ -13,7 +13,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64
-from weir.format import reference_kernel as k
+from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering

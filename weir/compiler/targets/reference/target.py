@@ -6,8 +6,8 @@ from __future__ import annotations
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.interface import Target
 from weir.compiler.codegen.translate import EntryTranslator
-from weir.format.reference_codec import encode_reference_executable
-from weir.format.reference_kernel import ReferenceExecutable
+from weir.format.kernel_codec import encode_reference_executable
+from weir.format.kernel_description import ReferenceExecutable
 from weir.ir.upstream import func
 
 

@@ -1,4 +1,5 @@
-"""JSON codec for the `reference` target's payload (`ReferenceExecutable`).
+"""JSON codec of the kernel description (kernel_description.py): the `reference` target's
+payload (`ReferenceExecutable`).
 
 Decoding verifies everything the runtime's numpy interpreter relies on: value numbers refer to
 earlier values, every scalar op and dtype is in its closed set, maps and iterators agree, binding
@@ -12,8 +13,8 @@ from typing import Any
 
 from weir.errors import ModuleFormatError
 from weir.format import json_fields as jf
-from weir.format import reference_codec_ext
-from weir.format.reference_kernel import (
+from weir.format import kernel_codec_ext
+from weir.format.kernel_description import (
     DTYPES,
     CHECKED_SCALAR_OPS,
     SCALAR_OPS,
@@ -79,7 +80,7 @@ _OP_KEYS: dict[str, tuple[str, ...]] = {
     "slice": ("op", "input", "offsets", "sizes", "strides", "dropped"),
     "insert_slice": ("op", "source", "dest", "offsets", "strides", "dropped"),
     "reshape": ("op", "input", "shape"),
-    **reference_codec_ext.OP_KEYS,
+    **kernel_codec_ext.OP_KEYS,
 }
 
 
@@ -157,7 +158,7 @@ def _op_json(op: KernelOp) -> dict[str, Any]:
         return {"op": "insert_slice", "source": op.source, "dest": op.dest,
                 "offsets": _shape_json(op.offsets), "strides": _shape_json(op.strides),
                 "dropped": list(op.dropped)}
-    ext = reference_codec_ext.op_json(op, _body_json)
+    ext = kernel_codec_ext.op_json(op, _body_json)
     if ext is not None:
         return ext
     raise TypeError(f"not a kernel op: {op!r}")
@@ -347,8 +348,8 @@ class _EntryDecoder:
             return self.slice(o, w)
         if name == "insert_slice":
             return self.insert_slice(o, w)
-        if name in reference_codec_ext.OP_KEYS:
-            return reference_codec_ext.decode(self, name, o, w)
+        if name in kernel_codec_ext.OP_KEYS:
+            return kernel_codec_ext.decode(self, name, o, w)
         raise AssertionError(name)  # every name in _OP_KEYS is handled above
 
     def generic(self, o: dict[str, Any], w: str) -> Generic:
@@ -564,7 +565,7 @@ def _value_uses(op: KernelOp) -> tuple[int, ...]:
         return (op.input,)
     if isinstance(op, InsertSlice):
         return (op.source, op.dest)
-    return reference_codec_ext.value_uses(op) or ()
+    return kernel_codec_ext.value_uses(op) or ()
 
 
 def _check_entry_uses(entry: EntryPoint, where: str) -> None:

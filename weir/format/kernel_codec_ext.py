@@ -1,5 +1,5 @@
 """Encoding and verified decoding of the kernel ops of IREE's linalg extension ops (`Sort`,
-`Scan`, `Scatter`, `Gather`), kept beside `reference_codec` so that file stays about the linalg
+`Scan`, `Scatter`, `Gather`), kept beside `kernel_codec` so that file stays about the linalg
 ops. The decoder checks what the runtimes index with: operand ranks, dimensions, the body's
 argument count and yields."""
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from weir.format import json_fields as jf
-from weir.format.reference_kernel import Gather, KernelOp, MapLoad, MapStore, Scan, Scatter, Sort
+from weir.format.kernel_description import Gather, KernelOp, MapLoad, MapStore, Scan, Scatter, Sort
 
 if TYPE_CHECKING:
-    from weir.format.reference_codec import _EntryDecoder
+    from weir.format.kernel_codec import _EntryDecoder
 
 OP_KEYS: dict[str, tuple[str, ...]] = {
     "sort": ("op", "operands", "dimension", "body", "yields", "prefix"),
@@ -68,7 +68,7 @@ def value_uses(op: KernelOp) -> tuple[int, ...] | None:
 
 def _body(dec: _EntryDecoder, o: dict[str, Any], nargs: int, w: str,
           yield_dtype: str | None, nyields: int = 1) -> tuple[Any, tuple[int, ...]]:
-    from weir.format.reference_codec import _check_body_uses
+    from weir.format.kernel_codec import _check_body_uses
     body = dec.body(jf.field(o, "body", w), nargs, None, w)
     for s in body:
         if s.op == "index":

@@ -1,6 +1,8 @@
-"""The payload of the `reference` target: a compact description of each dispatch that the runtime
-executes with numpy over the whole iteration space. It is data, not code, and not MLIR: the runtime
-never needs the compiler to run it.
+"""The kernel description: each dispatch as a compact list of typed ops over its bindings, the
+layer that code generation lowers dispatch functions to (weir/compiler/codegen) and that every
+target lowers from: the `reference` target serialises it as its payload (kernel_codec.py), which
+the runtime executes with numpy over the whole iteration space; llvm-cpu compiles it to native
+code. It is data, not code, and not MLIR: the reference runtime never needs the compiler.
 
 Within an entry point, ops produce values numbered in order (every op except `Store` produces one
 tensor value). Shapes are tuples of `Dim`: an int, or `PushDim(k)` for a dimension passed as the

@@ -9,12 +9,12 @@ import pytest
 from runtime_builders import mul_kernel
 
 from weir.errors import ModuleFormatError
-from weir.format.reference_codec import (
+from weir.format.kernel_codec import (
     _op_json,
     decode_reference_executable,
     encode_reference_executable,
 )
-from weir.format.reference_kernel import (
+from weir.format.kernel_description import (
     Conv2D,
     Empty,
     EntryPoint,
