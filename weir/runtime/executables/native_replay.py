@@ -33,16 +33,13 @@ from weir.runtime.executables.shared_replay import (
 )
 from weir.runtime.hal.executable import NativeCall
 
-# Tickets per thread that a row's workgroups are cut into at most: enough for a thread that
-# finishes early to take over part of another's share, few enough that taking one costs nothing.
-_TICKETS_PER_THREAD = 4
 # Runs `body(slot)` for slots 1 .. threads-1 (at most) on the device's other threads and
 # returns at once (`WorkgroupRunner.share`).
 Share = Callable[[Callable[[int], object], int], None]
 
 # Each row: entry point address, first binding (index into the gather and offset arrays), number
 # of bindings, push constant array address, workgroup count, then what only the shared executor
-# reads (tickets, workgroups per ticket, the done count its phase waits for).
+# reads (tickets, the done count its phase waits for).
 _ROW_FIELDS = ROW_FIELDS
 _EXECUTOR_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
@@ -186,12 +183,11 @@ class NativeBatch:
         first = offset_c = ticket = phase_start = 0
         widest = 0  # the most tickets of any phase
         for r, c in enumerate(calls):
-            chunk = max(1, c.count // (_TICKETS_PER_THREAD * threads))
-            tickets = -(-c.count // chunk)
+            tickets = min(c.count, threads)
             if r and (phases is None or phases[r]):
                 phase_start = ticket
             rows[r] = (c.fn, first, len(c.addresses), base_c + 8 * offset_c, c.count, tickets,
-                       chunk, phase_start)
+                       phase_start)
             first += len(c.addresses)
             offset_c += len(c.constants)
             ticket += tickets

@@ -2,8 +2,10 @@
 local-task device spreads a command buffer over its threads with Python entered once per
 execute, not once per dispatch.
 
-Work is handed out as tickets: each row (dispatch) has its workgroups cut into `tickets` chunks
-of `chunk` workgroups, numbered one after the other across the rows. A thread takes the next
+Work is handed out as tickets: each row (dispatch) has its workgroups cut into `tickets`
+contiguous ranges of (nearly) equal size, at most one per thread, numbered one after the other
+across the rows. One range per thread, as a split over threads gives: an entry point call packs
+its operands and takes its scratch per call, so smaller pieces would repeat that work. A thread takes the next
 ticket with one atomic add, so a thread that joins late (Python wakes a helper in tens of
 microseconds) simply takes what is left, and no thread ever needs to know how many others run.
 
@@ -29,8 +31,8 @@ import llvmlite.ir as ir
 from weir.runtime.executables.jit import BuiltOnce, JitFunction
 
 # Words of a row: entry point address, first binding, number of bindings, push constants'
-# address, workgroup count, tickets, workgroups per ticket, the done count its phase waits for.
-ROW_FIELDS = 8
+# address, workgroup count, tickets, the done count its phase waits for.
+ROW_FIELDS = 7
 # Words of the shared state: next ticket, tickets done, failed row + 1 (0: none), the slot of the
 # failing thread, total tickets, threads inside the executor.
 STATE_WORDS = 6
@@ -170,7 +172,7 @@ def _shared_ir() -> ir.Module:
     r = b.load(row_var)
     row = b.gep(rows, [b.mul(r, _c(ROW_FIELDS))])
     field = [b.load(x.word(row, k)) for k in range(ROW_FIELDS)]
-    wait_for = field[7]
+    wait_for = field[6]
     x.wait_until(lambda: b.icmp_signed(">=", x.load(done_at), wait_for), failed_at)
     go = fn.append_basic_block("go")
     b.cbranch(b.icmp_signed("!=", x.load(failed_at), _c(0)), leave, go)
@@ -193,10 +195,10 @@ def _shared_ir() -> ir.Module:
     b.branch(bind_check)
 
     b.position_at_end(call)
-    chunk = field[6]
-    begin = b.mul(b.sub(ticket, b.load(row_first)), chunk)
-    end = b.add(begin, chunk)
-    end = b.select(b.icmp_signed("<", end, field[4]), end, field[4])
+    # Ticket l of T covers workgroups [l * count / T, (l + 1) * count / T).
+    local = b.sub(ticket, b.load(row_first))
+    begin = b.sdiv(b.mul(local, field[4]), field[5])
+    end = b.sdiv(b.mul(b.add(local, _c(1)), field[4]), field[5])
     i8p = ir.IntType(8).as_pointer()
     record = b.gep(faults, [b.mul(slot, _c(4))])
     status = b.call(b.inttoptr(field[0], x.entry_type.as_pointer()),
