@@ -209,10 +209,10 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
             engine.finalize_object()
     except RuntimeError as e:
         raise LoadError(f"llvm-cpu executable: cannot load its object code: {e}") from e
+    with LLVM_LOCK:
+        addresses = [engine.get_function_address(meta.symbol) for meta in exe.entries]
     entries = []
-    for meta in exe.entries:
-        with LLVM_LOCK:
-            address = engine.get_function_address(meta.symbol)
+    for meta, address in zip(exe.entries, addresses):
         if not address:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")

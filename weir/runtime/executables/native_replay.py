@@ -27,8 +27,10 @@ from weir.errors import RuntimeFault
 from weir.runtime.executables.jit import BuiltOnce, JitFunction
 from weir.runtime.executables.shared_replay import (
     MAX_BINDINGS,
+    FAILED_SLOT,
     ROW_FIELDS,
     STATE_WORDS,
+    TOTAL,
     shared_executor,
 )
 from weir.runtime.hal.executable import NativeCall
@@ -37,10 +39,9 @@ from weir.runtime.hal.executable import NativeCall
 # returns at once (`WorkgroupRunner.share`).
 Share = Callable[[Callable[[int], object], int], None]
 
-# Each row: entry point address, first binding (index into the gather and offset arrays), number
-# of bindings, push constant array address, workgroup count, then what only the shared executor
-# reads (tickets, the done count its phase waits for).
-_ROW_FIELDS = ROW_FIELDS
+# Each row (ROW_FIELDS words): entry point address, first binding (index into the gather and
+# offset arrays), number of bindings, push constant array address, workgroup count, then what
+# only the shared executor reads (tickets, the done count its phase waits for).
 _EXECUTOR_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                   ctypes.c_void_p)
@@ -81,8 +82,8 @@ def _executor_ir() -> ir.Module:
     b.cbranch(b.icmp_signed("<", i, count), row_body, done)
 
     b.position_at_end(row_body)
-    row = b.gep(table, [b.mul(i, ir.Constant(i64, _ROW_FIELDS))])
-    field = [b.load(b.gep(row, [ir.Constant(i64, k)])) for k in range(_ROW_FIELDS)]
+    row = b.gep(table, [b.mul(i, ir.Constant(i64, ROW_FIELDS))])
+    field = [b.load(b.gep(row, [ir.Constant(i64, k)])) for k in range(ROW_FIELDS)]
     first, bindings = field[1], field[2]
     b.branch(bind_loop)
 
@@ -179,7 +180,7 @@ class NativeBatch:
         self._gather = np.array(gather or [0], dtype=np.int64)
         self._offsets = np.array(offsets or [0], dtype=np.int64)
         base_c = self._constants.ctypes.data
-        rows = np.empty((len(calls), _ROW_FIELDS), dtype=np.uint64)
+        rows = np.empty((len(calls), ROW_FIELDS), dtype=np.uint64)
         first = offset_c = ticket = phase_start = 0
         widest = 0  # the most tickets of any phase
         for r, c in enumerate(calls):
@@ -239,10 +240,10 @@ class NativeBatch:
         else:
             slots_at = ctypes.addressof(slot_addresses)
         state = (ctypes.c_int64 * STATE_WORDS)()
-        state[4] = self._total
+        state[TOTAL] = self._total
         faults = (ctypes.c_int64 * (4 * self._threads))()
         run = shared_executor().run
-        args = (self._rows_at, self._count, slots_at, self._gather_at, self._offsets_at,
+        args = (self._rows_at, slots_at, self._gather_at, self._offsets_at,
                 ctypes.addressof(state), ctypes.addressof(faults))
         # The helpers' calls hold every array they read (a helper that arrives after the batch
         # ended finds no ticket and touches only `state`).
@@ -251,7 +252,7 @@ class NativeBatch:
         failed = run(*args, 0)
         if failed:
             row = failed - 1
-            at = 4 * state[3]
+            at = 4 * state[FAILED_SLOT]
             raise BatchFault(row, self._faults[row](tuple(faults[at:at + 4])))  # type: ignore[arg-type]
 
 

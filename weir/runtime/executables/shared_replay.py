@@ -36,16 +36,15 @@ ROW_FIELDS = 7
 # Words of the shared state: next ticket, tickets done, failed row + 1 (0: none), the slot of the
 # failing thread, total tickets, threads inside the executor.
 STATE_WORDS = 6
-_NEXT, _DONE, _FAILED, _FAILED_SLOT, _TOTAL, _ACTIVE = range(STATE_WORDS)
+_NEXT, _DONE, _FAILED, FAILED_SLOT, TOTAL, _ACTIVE = range(STATE_WORDS)
 # Spins with a pause before a wait starts yielding the core: a wait of a few microseconds (the
 # other thread finishing a small dispatch) is the common case, a long one must not burn the core
 # another process (or another device's thread) could use.
 _SPINS = 200
 MAX_BINDINGS = 256
 
-SHARED_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                               ctypes.c_void_p, ctypes.c_int64)
+SHARED_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 _I64 = ir.IntType(64)
 
@@ -63,7 +62,7 @@ class _Builder:
         i64p = _I64.as_pointer()
         self.entry_type = ir.FunctionType(_I64, [i8p, i8p, _I64, _I64, i64p])
         self.fn = ir.Function(module, ir.FunctionType(
-            _I64, [i64p, _I64, i64p, i64p, i64p, i64p, i64p, _I64]), name="weir_replay_shared")
+            _I64, [i64p, i64p, i64p, i64p, i64p, i64p, _I64]), name="weir_replay_shared")
         self.yield_fn = ir.Function(module, ir.FunctionType(ir.IntType(32), []),
                                     name="sched_yield")
         # x86's spin-wait hint (eases the sibling hyperthread and the exit from the spin).
@@ -112,7 +111,7 @@ class _Builder:
 
 
 def _shared_ir() -> ir.Module:
-    """weir_replay_shared(rows, count, slots, gather, offsets, state, faults, slot) -> failed row
+    """weir_replay_shared(rows, slots, gather, offsets, state, faults, slot) -> failed row
     + 1 or 0 (meaningful for the leader, slot 0). Binding j of row r points at
     slots[gather[first + j]] + offsets[first + j]; the thread in `slot` writes a failed check's
     record to faults[4 * slot ...]."""
@@ -121,11 +120,11 @@ def _shared_ir() -> ir.Module:
     x = _Builder(module)
     b = x.b
     fn = x.fn
-    rows, count, slots, gather, offsets, state, faults, slot = fn.args
+    rows, slots, gather, offsets, state, faults, slot = fn.args
     failed_at = x.word(state, _FAILED)
     done_at = x.word(state, _DONE)
     active = x.word(state, _ACTIVE)
-    total = b.load(x.word(state, _TOTAL))
+    total = b.load(x.word(state, TOTAL))
     pointers = b.alloca(_I64, _c(MAX_BINDINGS))
     j_var = b.alloca(_I64)
     never = b.alloca(_I64)         # a give-up flag that is never set
@@ -214,7 +213,7 @@ def _shared_ir() -> ir.Module:
     record_slot = fn.append_basic_block("record_slot")
     b.cbranch(b.extract_value(won, 1), record_slot, leave)
     b.position_at_end(record_slot)
-    b.store_atomic(slot, x.word(state, _FAILED_SLOT), "seq_cst", 8)
+    b.store_atomic(slot, x.word(state, FAILED_SLOT), "seq_cst", 8)
     b.branch(leave)
 
     # Leave; the leader then waits for the end of the batch.
@@ -236,7 +235,6 @@ def _shared_ir() -> ir.Module:
     b.branch(drained)
     b.position_at_end(drained)
     b.ret(x.load(failed_at))
-    del count  # the tickets (state's total) bound the walk, not the row count
     return module
 
 

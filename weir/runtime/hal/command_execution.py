@@ -25,6 +25,7 @@ from weir.runtime.hal.command_replay import (
     resolve,
     ReusablePlan,
     run_batch,
+    run_native,
 )
 from weir.runtime.hal.statistics import DeviceStatistics, dispatch_names
 from weir.runtime.hal.workgroups import WorkgroupRunner
@@ -93,10 +94,7 @@ def replay_memoized(cb: CommandBuffer, runner: WorkgroupRunner,
     addresses = plan.addresses_if_fits(table)  # None: some buffer does not fit
     if addresses is None:
         return None
-    if batch.shared:
-        batch.run_shared(runner.share, addresses)
-    else:
-        batch.run(addresses)
+    run_native(batch, addresses, runner)
     return batch
 
 

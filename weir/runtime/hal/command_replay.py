@@ -222,13 +222,20 @@ def run_batch(batch: NativeBatch, dispatched: list[str],
     execute as a failing dispatch does (with rows spread over threads, rows of the failing
     row's phase after it may have run too)."""
     try:
-        if batch.shared and runner is not None:
-            batch.run_shared(runner.share, addresses)
-        else:
-            batch.run(addresses)
+        run_native(batch, addresses, runner)
     except BatchFault as fault:
         raise batch_failure(batch, fault, dispatched) from None
     dispatched.extend(batch.names)
+
+
+def run_native(batch: NativeBatch, addresses: array.array[int] | None,
+               runner: WorkgroupRunner | None) -> None:
+    """The batch on the runner's threads where it has work to spread, else on this thread;
+    raises BatchFault."""
+    if batch.shared and runner is not None:
+        batch.run_shared(runner.share, addresses)
+    else:
+        batch.run(addresses)
 
 
 def batch_failure(batch: NativeBatch, fault: BatchFault, dispatched: list[str]) -> RuntimeFault:
