@@ -2,7 +2,8 @@
 on the one before it on the same device (its await reaches that execute's timepoint, directly or
 through joins) joins it, with a barrier between the command sequences only where data flows, as
 long as the host does nothing between them that needs the first one's results (IREE's stream
-partitioning, in its serial form). An execute that depends on several open ones (a fan-in) takes them all.
+partitioning, in its serial form). An execute that depends on several open ones (a fan-in)
+takes them all.
 
 Why: each execute becomes a command buffer, a fence and a queue submission on the host, for every
 call. A model's hundreds of dependent dispatches between two host synchronisation points become
