@@ -1,5 +1,5 @@
-"""`python -m benchmarks` (`make bench`): weir against numpy, and against IREE when an IREE
-virtual environment is given, on the workloads in benchmarks/programs/, with the machine's own
+"""`python -m benchmarks` (`make bench`): weir against numpy, torch eager and torch.compile
+(inductor), and against IREE when an IREE virtual environment is given, on the workloads in benchmarks/programs/, with the machine's own
 memory-bandwidth and FLOP/s limits; prints a markdown table and writes results.md and
 results.json under --out.
 
@@ -43,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="where results.md and results.json go (default benchmarks/results)")
     parser.add_argument("--target", default="llvm-cpu",
                         help="weir's target backend (default llvm-cpu; reference also works)")
+    parser.add_argument("--torch-compile", action=argparse.BooleanOptionalAction, default=True,
+                        help="time torch.compile (inductor) too; it compiles each workload "
+                             "once, seconds to a minute (default on)")
     return parser
 
 
@@ -62,7 +65,7 @@ def options_from_args(args: argparse.Namespace) -> SuiteOptions:
     except ValueError as error:
         raise UsageError(f"--workloads: {error}") from None
     return SuiteOptions(names, Timing(args.repetitions, args.min_time), args.target,
-                        venv.resolve() if venv else None, args.out)
+                        venv.resolve() if venv else None, args.out, args.torch_compile)
 
 
 def _log(message: str) -> None:

@@ -6,7 +6,8 @@ and reported as the median time of one invocation over the repetitions.
   read from its JSON report, so it is measured exactly as IREE's tool measures IREE.
 - IREE: `iree-compile` and `iree-benchmark-module` from the IREE virtual environment, in
   subprocesses with the same flags and the same `.npy` inputs; IREE is never imported here.
-- numpy: the same computation in this process, through the same timing loop.
+- numpy, and torch eager and inductor (`torch_peer.py`): the same computation in this process,
+  through the same timing loop.
 - the per-call overhead workload: each runtime's Python API (`python_call.py`), run by the
   interpreter of the runtime's own virtual environment.
 """
@@ -181,9 +182,10 @@ def python_call(python: Path, runtime: str, module: Path, function: str,
                                 device)[0]
 
 
-def benchmark_numpy(compute: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
-                    timing: Timing) -> Outcome:
-    measured = measure(lambda: compute(*arrays), parse_min_time(timing.min_time),
+def benchmark_in_process(compute: Callable[..., object], arguments: Sequence[object],
+                         timing: Timing) -> Outcome:
+    """A library called in this process (numpy, torch), timed by the same loop."""
+    measured = measure(lambda: compute(*arguments), parse_min_time(timing.min_time),
                        timing.repetitions)
     return Outcome(seconds=float(np.median([m.real_per_iteration for m in measured])))
 

@@ -9,8 +9,9 @@ from benchmarks.suite.limits import Limits
 from benchmarks.suite.peers import Outcome
 from benchmarks.suite.runner import SuiteOptions, WorkloadResult
 
-COLUMNS = ("workload", "weir", "numpy", "IREE", "weir/IREE speedup", "weir/numpy speedup",
-           "limit", "weir % of limit", "weir-compile s", "iree-compile s", "notes")
+COLUMNS = ("workload", "weir", "numpy", "IREE", "torch eager", "inductor", "weir/IREE speedup",
+           "weir/numpy speedup", "best peer", "weir/best speedup", "limit", "weir % of limit",
+           "weir-compile s", "iree-compile s", "notes")
 ABSENT = "—"
 FAILED = "failed"
 
@@ -42,13 +43,18 @@ def _number(value: float | None, form: str) -> str:
 def _notes(row: WorkloadResult) -> str:
     notes = [f"weir: {row.weir.error}" if row.weir.error else "",
              f"IREE: {row.iree.error}" if row.iree and row.iree.error else "",
+             f"eager: {row.eager.error}" if row.eager.error else "",
+             f"inductor: {row.inductor.error}" if row.inductor and row.inductor.error else "",
              row.mismatch or ""]
     return "; ".join(n for n in notes if n).replace("|", "\\|")
 
 
 def _cells(row: WorkloadResult) -> list[str]:
+    best = row.best_peer
     return [row.name, _time_cell(row.weir), _time_cell(row.numpy), _time_cell(row.iree),
+            _time_cell(row.eager), _time_cell(row.inductor),
             _number(row.speedup_vs_iree, "{:.2f}×"), _number(row.speedup_vs_numpy, "{:.2f}×"),
+            ABSENT if best is None else best[0], _number(row.speedup_vs_best, "{:.2f}×"),
             ABSENT if row.limit_s is None else format_time(row.limit_s),
             _number(None if row.fraction_of_limit is None else row.fraction_of_limit * 100,
                     "{:.1f}%"),
@@ -85,10 +91,14 @@ def to_json(rows: Sequence[WorkloadResult], options: SuiteOptions, limits: Limit
     for row in rows:
         entry: dict[str, object] = {"name": row.name, "bound": row.bound.value}
         for prefix, outcome in (("weir", row.weir), ("numpy", row.numpy), ("iree", row.iree),
+                                ("torch_eager", row.eager), ("torch_inductor", row.inductor),
                                 ("weir_compile", row.weir_compile),
                                 ("iree_compile", row.iree_compile)):
             entry.update(_outcome_fields(prefix, outcome))
+        best = row.best_peer
         entry.update(speedup_vs_iree=row.speedup_vs_iree, speedup_vs_numpy=row.speedup_vs_numpy,
+                     best_peer=None if best is None else best[0],
+                     speedup_vs_best=row.speedup_vs_best,
                      limit_s=row.limit_s, fraction_of_limit=row.fraction_of_limit,
                      mismatch=row.mismatch)
         workloads.append(entry)
@@ -96,6 +106,7 @@ def to_json(rows: Sequence[WorkloadResult], options: SuiteOptions, limits: Limit
         "context": context,
         "options": {"target": options.target, "repetitions": options.timing.repetitions,
                     "min_time": options.timing.min_time,
+                    "torch_compile": options.torch_compile,
                     "iree_venv": str(options.iree_venv) if options.iree_venv else None},
         "iree_version": iree_version,
         "limits": {"bandwidth_bytes_per_s": limits.bandwidth, "peak_flops": limits.peak_flops,

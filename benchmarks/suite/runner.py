@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.suite import peers
+from benchmarks.suite import peers, torch_peer
 from benchmarks.suite.limits import Limits
 from benchmarks.suite.peers import Outcome, Timing
 from benchmarks.suite.workloads import Bound, Workload
@@ -26,6 +26,7 @@ class SuiteOptions:
     target: str
     iree_venv: Path | None
     out: Path
+    torch_compile: bool = True  # inductor compiles each workload once: seconds to a minute
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class WorkloadResult:
     weir: Outcome
     numpy: Outcome
     iree: Outcome | None  # None: no IREE environment was given
+    eager: Outcome
+    inductor: Outcome | None  # None: not asked for (--no-torch-compile)
     weir_compile: Outcome
     iree_compile: Outcome | None
     limit_s: float | None  # the time the machine's limits allow; None for pure overhead
@@ -55,6 +58,21 @@ class WorkloadResult:
     @property
     def speedup_vs_numpy(self) -> float | None:
         return self._ratio(self.numpy)
+
+    @property
+    def best_peer(self) -> tuple[str, float] | None:
+        """The fastest of the others (IREE, numpy, torch eager, inductor) and its time."""
+        timed = [(name, o.seconds) for name, o in (("IREE", self.iree), ("numpy", self.numpy),
+                                                   ("eager", self.eager),
+                                                   ("inductor", self.inductor))
+                 if o is not None and o.seconds is not None]
+        return min(timed, key=lambda t: t[1]) if timed else None
+
+    @property
+    def speedup_vs_best(self) -> float | None:
+        """The best peer's time over weir's: at least 1 meets the suite's goal."""
+        best = self.best_peer
+        return None if best is None else self._ratio(Outcome(seconds=best[1]))
 
     @property
     def fraction_of_limit(self) -> float | None:
@@ -119,12 +137,16 @@ def run_workload(workload: Workload, options: SuiteOptions, limits: Limits) -> W
         weir_compile, weir, wrong = _weir(workload, options, inputs, expected, work)
         iree_compile, iree = (None, None) if options.iree_venv is None else \
             _iree(workload, options.iree_venv, options.timing, inputs, work)
-        numpy = peers.benchmark_numpy(workload.numpy, arrays, options.timing)
+        numpy = peers.benchmark_in_process(workload.numpy, arrays, options.timing)
+        eager = torch_peer.benchmark_torch(workload.name, arrays, expected, options.timing,
+                                           compiled=False)
+        inductor = torch_peer.benchmark_torch(workload.name, arrays, expected, options.timing,
+                                              compiled=True) if options.torch_compile else None
     finally:
         for path in inputs:
             path.unlink(missing_ok=True)
-    return WorkloadResult(workload.name, workload.bound, weir, numpy, iree, weir_compile,
-                          iree_compile, limit_seconds(workload, limits), wrong)
+    return WorkloadResult(workload.name, workload.bound, weir, numpy, iree, eager, inductor,
+                          weir_compile, iree_compile, limit_seconds(workload, limits), wrong)
 
 
 def run_suite(workloads: Sequence[Workload], options: SuiteOptions, limits: Limits,
