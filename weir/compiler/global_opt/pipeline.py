@@ -7,6 +7,7 @@ from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
 from weir.compiler.global_opt.drop_unused_results import DropUnusedResults
 from weir.compiler.global_opt.fold_batch_norm_into_conv import FoldBatchNormIntoConv
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
+from weir.compiler.global_opt.fold_zero_products import FoldZeroProducts
 from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
 from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
@@ -14,6 +15,8 @@ from weir.compiler.pass_base import Pass
 PASSES: tuple[Pass, ...] = (
     # Weights stated as transpose(W) (linear layers) stored transposed: no per-call copy.
     FoldConstantTransposes(),
+    # A product of a constant zero (a recurrent net's initial state) by weights: its accumulator.
+    FoldZeroProducts(),
     # An inference-mode batch norm after a convolution: its scale in the filter, the rest bias.
     FoldBatchNormIntoConv(),
     # A batch of products with one broadcast weight matrix as one matmul: no broadcast copy.
