@@ -11,9 +11,10 @@ the C x F filter slice of that tap. Other layouts are brought to NHWC/HWCF in sc
 filter once per workgroup, the input one row at a time, each output row accumulated in scratch
 and written back in its own layout), so every layout keeps the GEMM and the row partitioning.
 
-Depthwise convolution of f32 with static sizes is vectorised (depthwise.py); other depthwise
-convolutions and pooling have no contraction: plain loops over the output, the window
-innermost."""
+A 1x1 f32 convolution of channels-first images is one GEMM per image and range of rows,
+straight into the output (pointwise_conv.py). Depthwise convolution of f32 with static sizes
+is vectorised (depthwise.py); other depthwise convolutions and pooling have no contraction:
+plain loops over the output, the window innermost."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ from weir.compiler.targets.llvm_cpu.depthwise import (
 )
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.pointwise_conv import lower_pointwise, pointwise_applies
 from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
 from weir.format import kernel_description as k
 
@@ -78,6 +80,8 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         if vector_depthwise_applies(low, op, n):
             return lower_vector_depthwise(low, b, n, op, partitioned)
         return _lower_depthwise(low, b, n, op, partitioned)
+    if pointwise_applies(low, n, op):
+        return lower_pointwise(low, b, n, op, partitioned)
     kv = low.kv
     x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
     dest = low.memory[out]
@@ -98,8 +102,9 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     lo, hi = I64(0), b.mul(od["N"], out_h)
     if partitioned and isinstance(shape["N"], int) and isinstance(shape["H"], int):
         rows = shape["N"] * shape["H"]
-        per_row = 1
-        for d in (shape["W"], shape["F"], *kv.shape[w][:3]):
+        wd_static = dict(zip(op.filter_layout, kv.shape[w]))
+        per_row = 1  # multiply-adds per output row: OW x F x KH x KW x C
+        for d in (shape["W"], shape["F"], wd_static["H"], wd_static["W"], wd_static["C"]):
             per_row *= d if isinstance(d, int) else 64
         _, extent, tile = low.grid((rows,), per_row)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
