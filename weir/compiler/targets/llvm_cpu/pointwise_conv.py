@@ -31,6 +31,13 @@ if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 
+# Output channels a workgroup takes at least when channels split: whole register tiles of the
+# GEMM (6 rows on 16-register targets, 12 on AVX-512) and enough of them that each workgroup's
+# pass over the input's pixels serves many channels (one channel each is a matrix-vector
+# product per workgroup, reading the whole input every time).
+CHANNEL_TILE = 24
+
+
 def pointwise_applies(low: EntryLowering, n: int, op: k.Conv2D) -> bool:
     kv = low.kv
     x, w = kv.ref(op.input), kv.ref(op.filter)
@@ -64,6 +71,7 @@ def lower_pointwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         _blocks(low, b, n, op, low.partition_bounds(b, I64(height), tile), None)
         return height, tile
     _, _, tile = low.grid((feats,), pixels * chans)
+    tile = -(-max(tile, CHANNEL_TILE) // CHANNEL_TILE) * CHANNEL_TILE
     _blocks(low, b, n, op, None, low.partition_bounds(b, I64(feats), tile))
     return feats, tile
 
