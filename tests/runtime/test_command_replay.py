@@ -58,7 +58,7 @@ def _chain(cb: CommandBuffer, bindings: list[tuple[object, ...]]) -> None:
     for i in range(len(bindings) - 1):
         if i:
             cb.execution_barrier()
-        cb.dispatch(EXE, 0, (1, 1, 1), (N,), (*bindings[i], *bindings[i + 1]))  # type: ignore[arg-type]
+        cb.dispatch(EXE, 0, (N, 1, 1), (N,), (*bindings[i], *bindings[i + 1]))  # type: ignore[arg-type]
     cb.finalize()
 
 
@@ -93,9 +93,9 @@ def test_on_several_threads_dispatches_of_many_workgroups_batch_to_be_shared() -
 def test_a_reusable_command_buffer_runs_each_table_it_is_given(device: Device) -> None:
     cb = device.create_command_buffer(binding_count=3)
     # slot 0 -> slot 1 (the whole buffer) -> the second half of slot 2's buffer
-    cb.dispatch(EXE, 0, (1, 1, 1), (N,), (0, 0, -1, 1, 0, -1))
+    cb.dispatch(EXE, 0, (N, 1, 1), (N,), (0, 0, -1, 1, 0, -1))
     cb.execution_barrier()
-    cb.dispatch(EXE, 0, (1, 1, 1), (N,), (1, 0, -1, 2, 8 * N, 8 * N))
+    cb.dispatch(EXE, 0, (N, 1, 1), (N,), (1, 0, -1, 2, 8 * N, 8 * N))
     cb.finalize()
     for start in (0, 100, 1000):
         out = _buffer(device, n=2 * N)
@@ -130,7 +130,7 @@ def test_a_table_too_small_fails_at_its_dispatch_and_the_next_call_works(device:
 def test_bad_binding_tables_fail_the_execute(table: object, message: str) -> None:
     device = LocalSyncDevice()
     cb = device.create_command_buffer(binding_count=2)
-    cb.dispatch(EXE, 0, (1, 1, 1), (N,), (0, 0, -1, 1, 0, -1))
+    cb.dispatch(EXE, 0, (N, 1, 1), (N,), (0, 0, -1, 1, 0, -1))
     cb.finalize()
     failed = _submit(device, cb, table)  # type: ignore[arg-type]
     with pytest.raises(RuntimeFault, match=message):
@@ -141,14 +141,14 @@ def test_slots_and_buffers_do_not_mix() -> None:
     device = LocalSyncDevice()
     reusable = device.create_command_buffer(binding_count=2)
     with pytest.raises(RuntimeFault, match=r"\(slot, offset, length\) triples"):
-        reusable.dispatch(EXE, 0, (1, 1, 1), (N,), (_buffer(device), _buffer(device)))
+        reusable.dispatch(EXE, 0, (N, 1, 1), (N,), (_buffer(device), _buffer(device)))
     with pytest.raises(RuntimeFault, match="outside the 2 slot"):
-        reusable.dispatch(EXE, 0, (1, 1, 1), (N,), (0, 0, -1, 2, 0, -1))
+        reusable.dispatch(EXE, 0, (N, 1, 1), (N,), (0, 0, -1, 2, 0, -1))
     with pytest.raises(RuntimeFault, match="not supported in a reusable command buffer"):
         reusable.copy_buffer(_buffer(device), 0, _buffer(device), 0, 8)
     one_shot = device.create_command_buffer()
     with pytest.raises(RuntimeFault, match="bindings must be buffers, got int"):
-        one_shot.dispatch(EXE, 0, (1, 1, 1), (N,), (0, 1))
+        one_shot.dispatch(EXE, 0, (N, 1, 1), (N,), (0, 1))
     one_shot.finalize()
     failed = _submit(device, one_shot, (_buffer(device),))
     with pytest.raises(RuntimeFault, match="binding table was given for a one-shot"):

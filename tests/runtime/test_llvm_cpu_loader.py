@@ -67,8 +67,25 @@ def test_payload_round_trips() -> None:
 def test_entry_runs_every_workgroup(runner: InlineWorkgroups | ParallelWorkgroups) -> None:
     exe = load_native_executable(memoryview(_payload()))
     out = Allocator().allocate(8 * 100)
-    exe.dispatch(0, (1, 1, 1), [100], [out], runner)
+    exe.dispatch(0, (100, 1, 1), [100], [out], runner)
     np.testing.assert_array_equal(out.data.view(np.int64), np.arange(100))
+
+
+@pytest.mark.parametrize("workgroups", [(1, 1, 1), (99, 1, 1), (50, 2, 2), (0, 1, 1)])
+def test_a_workgroup_count_other_than_the_grid_is_a_fault_not_a_partial_result(
+        workgroups: tuple[int, int, int]) -> None:
+    """The host program's count must be the grid the code was generated for: fewer
+    workgroups would leave elements unwritten, more would run past the data."""
+    exe = load_native_executable(memoryview(_payload()))
+    out = Allocator().allocate(8 * 100)
+    out.data.view(np.int64)[:] = -7
+    shown = "x".join(map(str, workgroups))
+    with pytest.raises(RuntimeFault, match=rf"'iota': workgroup count {shown} is not the 100 "
+                                           r"workgroups of its grid \(push constant 0\)"):
+        exe.dispatch(0, workgroups, [100], [out], InlineWorkgroups())
+    with pytest.raises(RuntimeFault, match="workgroup count"):
+        exe.native_call(0, workgroups, [100], [out])
+    assert (out.data.view(np.int64) == -7).all()  # nothing ran
 
 
 @pytest.mark.parametrize("mutate, message", [

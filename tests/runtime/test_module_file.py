@@ -16,7 +16,15 @@ from runtime_builders import fn, mul_module
 
 from weir.errors import ModuleFormatError
 from weir.format.image import Block, ExportDef, ImportDef, Signature
-from weir.format.module_file import HEADER_SIZE, deserialize, load_file, serialize
+from weir.format.module_file import (
+    HEADER,
+    HEADER_SIZE,
+    MAGIC,
+    VERSION,
+    deserialize,
+    load_file,
+    serialize,
+)
 from weir.format.vm_isa import Branch, Call, Const, Return
 from weir.runtime.vm.bytecode_module import BytecodeModule
 
@@ -30,7 +38,7 @@ def _reseal(data: bytes, metadata: bytes) -> bytes:
     end = HEADER_SIZE + 8 + len(metadata)
     area = (end + 63) // 64 * 64
     body = struct.pack("<Q", len(metadata)) + metadata + b"\0" * (area - end) + segments
-    return struct.pack("<8sIIQ32s", b"WEIRMOD\0", 1, 0, len(body), hashlib.sha256(body).digest()) + body
+    return HEADER.pack(MAGIC, VERSION, 0, len(body), hashlib.sha256(body).digest()) + body
 
 
 def _metadata(data: bytes) -> dict[str, Any]:
@@ -74,7 +82,7 @@ def test_load_file_errors_name_the_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda d: b"NOTAMOD\0" + d[8:], "not a weir module file"),
-    (lambda d: d[:8] + struct.pack("<I", 2) + d[12:], "unsupported module format version 2"),
+    (lambda d: d[:8] + struct.pack("<I", 1) + d[12:], "unsupported module format version 1"),
     (lambda d: d[:12] + struct.pack("<I", 1) + d[16:], "unsupported module flags"),
     (lambda d: d[:-10], "truncated module file"),
     (lambda d: d[:20], "truncated module file"),

@@ -36,7 +36,7 @@ def _chain_batch(buffers: list[Buffer], threads: int = 2) -> NativeBatch:
     for i in range(len(buffers) - 1):
         if i:
             cb.execution_barrier()
-        cb.dispatch(EXE, 0, (1, 1, 1), (N,), (buffers[i], buffers[i + 1]))
+        cb.dispatch(EXE, 0, (N, 1, 1), (N,), (buffers[i], buffers[i + 1]))
     cb.finalize()
     (batch,) = one_shot_plan(cb.commands, threads)
     assert isinstance(batch, NativeBatch) and batch.shared
@@ -130,7 +130,7 @@ def test_a_local_task_device_shares_a_recorded_chain_and_counts_every_dispatch()
         for i in range(8):
             if i:
                 cb.execution_barrier()
-            cb.dispatch(EXE, 0, (1, 1, 1), (N,), (buffers[i], buffers[i + 1]))
+            cb.dispatch(EXE, 0, (N, 1, 1), (N,), (buffers[i], buffers[i + 1]))
         cb.finalize()
         signal = Fence.create(device.create_semaphore(0), 1)
         device.queue_execute(None, signal, [cb])

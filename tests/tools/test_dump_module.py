@@ -82,7 +82,7 @@ def test_sections(capsys, module_path: Path) -> None:  # type: ignore[no-untyped
     out = capsys.readouterr().out
     size = module_path.stat().st_size
     for expected in [
-        f"module file: {module_path}", f"  size: {size} bytes", "  format version: 1",
+        f"module file: {module_path}", f"  size: {size} bytes", "  format version: 2",
         "name: pipeline",
         "  [0] @hal.device.get  cconv 0i_r  model sync",
         "  [0] @run -> function 0 (@run)  cconv 0rr_r  model coarse-fences",

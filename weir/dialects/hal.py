@@ -31,6 +31,8 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolOpInterface
 
+from weir.format.kernel_description import PushDim
+from weir.format.workgroups import WorkgroupGrid
 from weir.ir.hal_attrs import HAL_ATTRIBUTES
 
 
@@ -157,7 +159,46 @@ class ExecutableBinaryOp(IRDLOperation):
     format = prop_def(StringAttr)
     entry_points = prop_def(ArrayAttr[StringAttr])
     data = prop_def(StringAttr)
+    # Per entry point, how its dispatches split into workgroups (weir/format/workgroups.py):
+    # [extent, tile] with a static extent, or ["push", k, tile] for the value of push constant
+    # k. Absent: the target runs the whole iteration space at once, whatever the count.
+    workgroup_grids = opt_prop_def(ArrayAttr)
     traits = traits_def(SymbolOpInterface())
+
+    def grids(self) -> tuple[WorkgroupGrid, ...] | None:
+        if self.workgroup_grids is None:
+            return None
+        return tuple(_grid_from_attr(g) for g in self.workgroup_grids.data)
+
+    def verify_(self) -> None:
+        if self.workgroup_grids is None:
+            return
+        grids = self.workgroup_grids.data
+        if len(grids) != len(self.entry_points.data):
+            raise VerifyException(f"{len(grids)} workgroup grids for "
+                                  f"{len(self.entry_points.data)} entry points")
+        for g in grids:
+            _grid_from_attr(g)
+
+
+def grid_attr(grid: WorkgroupGrid) -> ArrayAttr:
+    """`grid` as an element of `hal.executable.binary`'s `workgroup_grids`."""
+    tile = IntegerAttr(grid.tile, IndexType())
+    if isinstance(grid.extent, PushDim):
+        return ArrayAttr([StringAttr("push"), IntegerAttr(grid.extent.index, IndexType()), tile])
+    return ArrayAttr([IntegerAttr(grid.extent, IndexType()), tile])
+
+
+def _grid_from_attr(attr: Attribute) -> WorkgroupGrid:
+    items = attr.data if isinstance(attr, ArrayAttr) else ()
+    numbers = [a.value.data for a in items if isinstance(a, IntegerAttr)]
+    if len(items) == 2 and len(numbers) == 2 and numbers[0] >= 0 and numbers[1] >= 1:
+        return WorkgroupGrid(numbers[0], numbers[1])
+    if len(items) == 3 and items[0] == StringAttr("push") and len(numbers) == 2 and \
+            numbers[0] >= 0 and numbers[1] >= 1:
+        return WorkgroupGrid(PushDim(numbers[0]), numbers[1])
+    raise VerifyException(f"a workgroup grid is [extent, tile] or [\"push\", k, tile] with "
+                          f"tile >= 1, not {attr}")
 
 
 # --- host ops --------------------------------------------------------------------------------

@@ -22,7 +22,9 @@ from weir.format.module_json import image_from_json, image_to_json
 from weir.format.module_verify import verify_image
 
 MAGIC = b"WEIRMOD\0"
-VERSION = 1
+# 2: dispatches carry their real workgroup count (weir/format/workgroups.py), which the llvm-cpu
+# loader checks; version 1 modules passed 1x1x1 and would fail at their first dispatch.
+VERSION = 2
 HEADER = struct.Struct("<8sIIQ32s")  # magic, version, flags, body length, sha256(body)
 HEADER_SIZE = HEADER.size  # 56
 SEGMENT_ALIGNMENT = 64
@@ -95,7 +97,8 @@ def deserialize_with_layout(data: Buffer) -> tuple[ModuleImage, FileLayout]:
         raise ModuleFormatError(f"not a weir module file (magic {bytes(magic)!r}, expected {MAGIC!r})")
     if version != VERSION:
         raise ModuleFormatError(f"unsupported module format version {version} (this runtime reads "
-                                f"version {VERSION})")
+                                f"version {VERSION}; compile the program again with this "
+                                f"weir-compile)")
     if flags != 0:
         raise ModuleFormatError(f"unsupported module flags 0x{flags:x}")
     actual_body = len(view) - HEADER_SIZE

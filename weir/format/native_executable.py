@@ -14,10 +14,9 @@ and runs workgroups [begin, end) of its grid. It returns 0, or, when one of its 
 fails (an index out of range, a kept cf.assert), that check's number in `checks` plus one, after
 writing four words to `fault`: the same number, then for an index check its dimension, index and
 size (zeros otherwise); the runtime turns them into the check's message. The grid has
-ceil(extent / tile) workgroups, with `extent` a static size or a push constant. The runtime picks
-the grid, so the host program's workgroup count (always 1x1x1 in weir) is not consulted: like
-IREE's per-variant workgroup-count region, the split belongs to the code that was generated for
-it."""
+ceil(extent / tile) workgroups, with `extent` a static size or a push constant
+(weir/format/workgroups.py): the host program computes that count from the same grid and passes
+it with the dispatch, and the loader checks that the two agree before running them."""
 
 from __future__ import annotations
 
@@ -31,6 +30,7 @@ from typing import Any
 from weir.errors import ModuleFormatError
 from weir.format import json_fields as jf
 from weir.format.kernel_description import DTYPES, Dim, PushDim, Shape, extract_fault
+from weir.format.workgroups import WorkgroupGrid
 
 FORMAT = "llvm-cpu"
 MAGIC = b"WNEX"
@@ -80,6 +80,10 @@ class NativeEntry:
     # What each run-time check of the code reports when it fails (an index check's message is
     # completed with `kernel_description.extract_fault`), by the number the entry returns minus one.
     checks: tuple[str, ...] = ()
+
+    @property
+    def grid(self) -> WorkgroupGrid:
+        return WorkgroupGrid(self.grid_extent, self.grid_tile)
 
     def fault_message(self, record: tuple[int, int, int, int]) -> str:
         """The message of the failure the entry reported in its fault record."""

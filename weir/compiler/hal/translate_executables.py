@@ -1,7 +1,8 @@
 """Translates every executable for every requested target and keeps the payloads in the
 compilation's blob store; the IR keeps one `hal.executable.binary` per target naming its blob.
 A module can thus carry executables for several targets and the runtime picks the one its
-device can load."""
+device can load. Each binary also records how its entry points split into workgroups, which the
+host lowering turns into each dispatch's workgroup count."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.registry import get_target
 from weir.dialects import hal, stream
-from weir.ir.upstream import ArrayAttr, Block, func, ModuleOp, Region, StringAttr
+from weir.ir.upstream import ArrayAttr, Attribute, Block, func, ModuleOp, Region, StringAttr
 
 
 class TranslateExecutables(Pass):
@@ -29,14 +30,19 @@ class TranslateExecutables(Pass):
             entries = [functions[n] for n in entry_names]
             binaries = []
             for target in targets:
-                key = state.blobs.add(f"{name}_{target.name}", target.translate(entries, state))
-                binaries.append(hal.ExecutableBinaryOp.build(properties={
+                payload = target.translate(entries, state)
+                key = state.blobs.add(f"{name}_{target.name}", payload)
+                properties: dict[str, Attribute] = {
                     "sym_name": StringAttr(target.name),
                     "target": StringAttr(target.name),
                     "format": StringAttr(target.format),
                     "entry_points": ArrayAttr([StringAttr(n) for n in entry_names]),
                     "data": StringAttr(key),
-                }))
+                }
+                grids = target.workgroup_grids(payload)
+                if grids is not None:
+                    properties["workgroup_grids"] = ArrayAttr([hal.grid_attr(g) for g in grids])
+                binaries.append(hal.ExecutableBinaryOp.build(properties=properties))
             new = hal.ExecutableOp.build(properties={"sym_name": StringAttr(name)},
                                           regions=[Region(Block(binaries))])
             module.body.block.insert_op_before(new, op)

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from weir.compiler.options import CompilerOptions
 from weir.compiler.state import CompilationState
+from weir.format.workgroups import WorkgroupGrid
 from weir.ir.upstream import func
 
 
@@ -22,3 +23,8 @@ class Target(ABC):
     @abstractmethod
     def translate(self, entry_points: list[func.FuncOp], state: CompilationState) -> bytes:
         """One executable's payload holding all of its entry points, in order."""
+
+    def workgroup_grids(self, payload: bytes) -> tuple[WorkgroupGrid, ...] | None:
+        """How each entry point of `payload` splits into workgroups, in order; None when the
+        target runs a dispatch's whole iteration space at once, whatever the count."""
+        return None

@@ -28,6 +28,7 @@ from weir.format.native_executable import (
     decode_native_executable,
 )
 from weir.format.kernel_description import Dim, PushDim, window_error
+from weir.format.workgroups import workgroup_total
 from weir.runtime.executables.elf_symbols import symbols
 from weir.runtime.executables.jit import LLVM_LOCK
 from weir.runtime.hal.buffer import Buffer
@@ -118,6 +119,19 @@ def _check_access(a: BindingAccess, itemsize: int, buffer: Buffer, constants: Se
         buffer.check_range(a.offset, length, what)
 
 
+def _checked_count(meta: NativeEntry, workgroups: tuple[int, ...], constants: Sequence[int]
+                   ) -> int:
+    """The dispatch's workgroup count, which must be the grid the code was generated for: fewer
+    would leave part of the result unwritten, more would run past it."""
+    count = workgroup_total(workgroups)
+    grid = meta.grid.count(constants)
+    if count != grid:
+        shown = "x".join(str(int(w)) for w in workgroups)
+        raise RuntimeFault(f"llvm-cpu dispatch '{meta.name}': workgroup count {shown} is not the "
+                           f"{grid} workgroups of its grid ({meta.grid.describe()})")
+    return count
+
+
 class LoadedNativeExecutable(Executable):
     def __init__(self, exe: NativeExecutable, engine: llvm.ExecutionEngine,
                  entries: list[_Entry]) -> None:
@@ -139,8 +153,7 @@ class LoadedNativeExecutable(Executable):
         e.check(bindings, consts)
         pointers = (ctypes.c_void_p * max(1, len(bindings)))(*[b.address for b in bindings])
         pushed = (ctypes.c_int64 * max(1, len(consts)))(*consts)
-        extent = _dim(meta.grid_extent, consts)
-        count = -(-extent // meta.grid_tile)
+        count = _checked_count(meta, workgroups, consts)
         fn = e.fn
 
         def run(begin: int, end: int) -> None:
@@ -160,12 +173,11 @@ class LoadedNativeExecutable(Executable):
                              meta.num_push_constants)
         consts = tuple(int(c) for c in constants)
         e.check(bindings, consts)
-        extent = _dim(meta.grid_extent, consts)
+        count = _checked_count(meta, workgroups, consts)
         needs = tuple((a.binding, a.offset + math.prod(_dim(d, consts) for d in a.shape) * size,
                        a.writes) for a, size in zip(meta.accesses, e.sizes))
-        return NativeCall(e.address, tuple(b.address for b in bindings), consts,
-                          -(-extent // meta.grid_tile), (self, *bindings), needs,
-                          meta.fault_message)
+        return NativeCall(e.address, tuple(b.address for b in bindings), consts, count,
+                          (self, *bindings), needs, meta.fault_message)
 
 
 # Defined by the in-memory linker itself while it links (position-independent code refers to it).

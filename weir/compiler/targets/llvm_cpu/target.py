@@ -18,7 +18,13 @@ from weir.compiler.targets.llvm_cpu.contraction import gemm_object
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
 from weir.compiler.codegen.translate import EntryTranslator
-from weir.format.native_executable import FORMAT, NativeExecutable, encode_native_executable
+from weir.format.native_executable import (
+    decode_native_executable,
+    encode_native_executable,
+    FORMAT,
+    NativeExecutable,
+)
+from weir.format.workgroups import WorkgroupGrid
 from weir.ir.upstream import func
 
 
@@ -85,3 +91,6 @@ class LLVMCPUTarget(Target):
         objects = [compile_module(module, cpu)] + [gemm_object(cpu, t) for t in sorted(gemms)]
         return encode_native_executable(NativeExecutable(
             cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), tuple(objects)))
+
+    def workgroup_grids(self, payload: bytes) -> tuple[WorkgroupGrid, ...]:
+        return tuple(e.grid for e in decode_native_executable(payload).entries)

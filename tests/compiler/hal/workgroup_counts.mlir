@@ -1,0 +1,34 @@
+// Checks that each dispatch's workgroup count is the grid its target split the entry point into
+// (recorded on the binary as `workgroup_grids`): a constant for static sizes, the host's
+// ceildivui of the push constant carrying the split dimension for dynamic ones; and that a
+// module carrying a binary without grids (reference) takes the count of the one that has them.
+// RUN: weir-compile --iree-hal-target-backends=llvm-cpu --iree-hal-memoization=false --compile-to=hal %s | filecheck %s
+// RUN: weir-compile --iree-hal-target-backends=reference,llvm-cpu --iree-hal-memoization=false --compile-to=hal %s | filecheck %s --check-prefix=BOTH
+
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["static_rows_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}512 : index, 1 : index]]}>
+// CHECK-LABEL: func.func @static_rows(
+// CHECK: %[[ROWS:.*]] = arith.constant 512 : index
+// CHECK: "hal.command_buffer.dispatch"(%{{[^,]*}}, %{{[^,]*}}, %[[ROWS]], %[[ONE:[^,]*]], %[[ONE]],
+// BOTH: "hal.executable.binary"() <{sym_name = "reference", {{.*}} entry_points = ["static_rows_dispatch_0"], data = "static_rows_dispatch_0_reference"}>
+// BOTH-NEXT: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} workgroup_grids = {{\[\[}}512 : index, 1 : index]]}>
+// BOTH-LABEL: func.func @static_rows(
+// BOTH: %[[ROWS:.*]] = arith.constant 512 : index
+// BOTH: "hal.command_buffer.dispatch"(%{{[^,]*}}, %{{[^,]*}}, %[[ROWS]],
+func.func @static_rows(%a: tensor<512x256xf32>, %b: tensor<256x512xf32>) -> tensor<512x512xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<512x256xf32>, tensor<256x512xf32>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %m : tensor<512x512xf32>
+}
+
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["dynamic_rows_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}"push", 0 : index, [[TILE:[0-9]+]] : index]]}>
+// CHECK-LABEL: func.func @dynamic_rows(
+// CHECK: %[[N:.*]] = "hal.buffer_view.dim"(%{{.*}}) <{index = 0 : index}>
+// CHECK: %[[T:.*]] = arith.constant [[TILE]] : index
+// CHECK: %[[COUNT:.*]] = arith.ceildivui %[[N]], %[[T]] : index
+// CHECK: "hal.command_buffer.dispatch"(%{{[^,]*}}, %{{[^,]*}}, %[[COUNT]], %{{[^,]*}}, %{{[^,]*}}, %[[N]],
+func.func @dynamic_rows(%a: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %0 = math.exp %a : tensor<?x1024xf32>
+  return %0 : tensor<?x1024xf32>
+}
