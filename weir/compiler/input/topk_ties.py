@@ -17,7 +17,14 @@ reduction over the k positions), and the gather of each position's element."""
 
 from __future__ import annotations
 
-from weir.compiler.input.linalg_builders import empty, generic, inline, projection, size, tensor_type
+from weir.compiler.input.linalg_builders import (
+    empty,
+    generic,
+    inline,
+    projection,
+    size,
+    tensor_type,
+)
 from weir.dialects.iree_linalg_ext import I1
 from weir.ir.upstream import (
     arith,
