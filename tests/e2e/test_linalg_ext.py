@@ -353,6 +353,22 @@ def test_sort_read_only_through_a_prefix_is_the_stable_sorts_prefix(run: Runner)
         np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, taken, dim))
 
 
+def test_sort_prefix_of_long_lines_in_several_workgroups(run: Runner) -> None:
+    # Lines long enough to be split over workgroups (a partial last one included) and read in
+    # blocks; few distinct values, so many elements tie with the last kept one and must stay
+    # behind it, in line order.
+    for shape, dim, keep in (((5, 20000), 1, 40), ((20000, 3), 0, 7)):
+        x = RNG.integers(0, 300, shape).astype(np.float32)
+        src = _sort_prefix_source(*shape, dim, "oge", keep)
+        ids = np.broadcast_to(np.arange(x.shape[dim], dtype=np.int32).reshape(
+            [-1 if d == dim else 1 for d in range(2)]), x.shape).copy()
+        order = np.argsort(-x, axis=dim, kind="stable")
+        taken = order[:, :keep] if dim == 1 else order[:keep]
+        values, indices = run(src, "topk", x, ids)
+        np.testing.assert_array_equal(np.asarray(indices), taken)
+        np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, taken, dim))
+
+
 _TOPK_V2_OF_A_CAST = """
 func.func @topk(%x: tensor<10xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
   %d = tensor.cast %x : tensor<10xf32> to tensor<?xf32>
