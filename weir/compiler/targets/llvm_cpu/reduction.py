@@ -98,9 +98,12 @@ def _kept_input(low: EntryLowering, n: int, view: GenericView) -> tuple[ValueRef
             len(view.inputs) != 1 or list(view.maps[0]) != list(range(len(view.iterators))):
         return None
     v = view.inputs[0]
-    target, mem, _ = low.epilogue[1][0]
+    target, mem, at = low.epilogue[1][0]
     producer = kv.views.get(v[0])
-    if v in low.memory or producer is None or producer.reduces or \
+    # The epilogue must read the root where the reduction wrote it, so that the block it
+    # finishes after each root element covers the inputs that element summed (and no others).
+    if tuple(at) != tuple(view.maps[len(view.inputs)]) or \
+            v in low.memory or producer is None or producer.reduces or \
             len(producer.outputs) != 1 or mem is low.memory.get((n, 0)) or \
             kv.shape[v] != kv.shape[target] or kv.dtype[v] != mem.dtype:
         return None
