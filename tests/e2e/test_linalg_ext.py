@@ -68,6 +68,61 @@ func.func @topk(%x: tensor<3x20xf32>) -> (tensor<3x4xf32>, tensor<3x4xi32>) {
     np.testing.assert_array_equal(values, np.take_along_axis(x, expected, 1))
 
 
+def _iree_topk_v2(x: np.ndarray, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """IREE's topk_v2 (ogt, is_sorted) along the last dimension, step by step as its scalar
+    implementation runs: each element is inserted into outputs filled with (-inf, 0), passing
+    a better one or an equal one with a larger index; then a bubble sort swaps neighbours unless
+    the first is greater."""
+    rows = x.shape[0]
+    values, indices = np.full((rows, k), -np.inf, np.float32), np.zeros((rows, k), np.int32)
+    for r in range(rows):
+        ov, oi = values[r], indices[r]
+        for v, i in zip(x[r], ids[r]):
+            for j in range(k):
+                passes = v > ov[j] or (not ov[j] > v and i < oi[j])
+                if passes:
+                    v, ov[j], i, oi[j] = ov[j], v, oi[j], i
+        for p in range(k - 1):
+            for j in range(k - 1 - p):
+                if not ov[j] > ov[j + 1]:
+                    ov[[j, j + 1]], oi[[j, j + 1]] = ov[[j + 1, j]], oi[[j + 1, j]]
+    return values, indices
+
+
+def _topk_v2_source(rows: int, cols: int, k: int, with_indices: bool) -> str:
+    t, i = f"tensor<{rows}x{cols}xf32>", f"tensor<{rows}x{cols}xi32>"
+    kt, ki = f"tensor<{rows}x{k}xf32>", f"tensor<{rows}x{k}xi32>"
+    ins = f"%x, %i : {t}, {i}" if with_indices else f"%x : {t}"
+    return f"""
+func.func @topk(%x: {t}, %i: {i}) -> ({kt}, {ki}) {{
+  %ev = tensor.empty() : {kt}
+  %ei = tensor.empty() : {ki}
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i32
+  %v = linalg.fill ins(%ninf : f32) outs(%ev : {kt}) -> {kt}
+  %j = linalg.fill ins(%c0 : i32) outs(%ei : {ki}) -> {ki}
+  %0:2 = iree_linalg_ext.topk_v2 dimension(1) is_sorted ins({ins}) outs(%v, %j : {kt}, {ki}) {{
+  ^bb0(%a: f32, %b: f32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  }} -> {kt}, {ki}
+  return %0#0, %0#1 : {kt}, {ki}
+}}"""
+
+
+def test_topk_v2_orders_equal_elements_as_iree(run: Runner) -> None:
+    # Few distinct values, so runs of equal ones straddle every position of the k outputs; the
+    # 80-long lines take the one-pass selection, the 23-long ones the whole sort.
+    for cols, k, with_indices in ((23, 7, True), (80, 9, False)):
+        x = RNG.integers(0, 4, (5, cols)).astype(np.float32)
+        ids = RNG.integers(-3, 9, (5, cols)).astype(np.int32) if with_indices else \
+            np.broadcast_to(np.arange(cols, dtype=np.int32), (5, cols)).copy()
+        values, indices = run(_topk_v2_source(5, cols, k, with_indices), "topk", x, ids)  # type: ignore[misc]
+        want_values, want_indices = _iree_topk_v2(x, ids, k)
+        np.testing.assert_array_equal(indices, want_indices)
+        np.testing.assert_array_equal(values, want_values)
+
+
 def test_scan_exclusive_along_dimension_zero(run: Runner) -> None:
     source = """
 func.func @scan(%x: tensor<9x3xi32>, %acc: tensor<3xi32>) -> (tensor<9x3xi32>, tensor<3xi32>) {
@@ -292,6 +347,22 @@ def test_sort_read_only_through_a_prefix_is_the_stable_sorts_prefix(run: Runner)
         ids = np.broadcast_to(np.arange(x.shape[dim], dtype=np.int32).reshape(
             [-1 if d == dim else 1 for d in range(2)]), x.shape).copy()
         order = np.argsort(key, axis=dim, kind="stable")
+        taken = order[:, :keep] if dim == 1 else order[:keep]
+        values, indices = run(src, "topk", x, ids)
+        np.testing.assert_array_equal(np.asarray(indices), taken)
+        np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, taken, dim))
+
+
+def test_sort_prefix_of_long_lines_in_several_workgroups(run: Runner) -> None:
+    # Lines long enough to be split over workgroups (a partial last one included) and read in
+    # blocks; few distinct values, so many elements tie with the last kept one and must stay
+    # behind it, in line order.
+    for shape, dim, keep in (((5, 20000), 1, 40), ((20000, 3), 0, 7)):
+        x = RNG.integers(0, 300, shape).astype(np.float32)
+        src = _sort_prefix_source(*shape, dim, "oge", keep)
+        ids = np.broadcast_to(np.arange(x.shape[dim], dtype=np.int32).reshape(
+            [-1 if d == dim else 1 for d in range(2)]), x.shape).copy()
+        order = np.argsort(-x, axis=dim, kind="stable")
         taken = order[:, :keep] if dim == 1 else order[:keep]
         values, indices = run(src, "topk", x, ids)
         np.testing.assert_array_equal(np.asarray(indices), taken)

@@ -243,7 +243,8 @@ SortOp = define(Sort, "iree_linalg_ext.sort")
 # global-optimization pass limit-sorts-to-prefixes).
 SORTED_PREFIX = "weir.sorted_prefix"
 TopkOp = define(Topk, "iree_linalg_ext.topk")
-# topk_v2 (`is_sorted`: the k results come best first, as weir's always do) means what topk does.
+# topk_v2: topk, but with indices equal values go by index (smaller first), and with `is_sorted`
+# where IREE's final bubble sort leaves them (compiler/input/topk_ties.py).
 TopkV2Op = define(Topk, "iree_linalg_ext.topk_v2")
 ScanOp = define(Scan, "iree_linalg_ext.scan")
 ScatterOp = define(Scatter, "iree_linalg_ext.scatter")

@@ -1,5 +1,7 @@
 // Checks that --lower-linalg-ext writes topk as a stable sort of the outputs' values then the
-// input's (positions as indices when none are given) sliced to k, arg_compare as a reduction
+// input's (positions as indices when none are given) sliced to k (topk_v2: equal values ordered
+// by index in the sort, then, when is_sorted, moved within their runs as IREE's bubble sort
+// leaves them: run starts, run bounds, a gather), arg_compare as a reduction
 // generic keeping (value, index) with selects on the region's verdict, and attention as linalg
 // (scores, softmax reductions, product with V), affine index ops as arith, the Winograd transforms
 // as two contractions with their matrices, and leaves sort to its kernel.
@@ -24,6 +26,57 @@ func.func @topk(%x: tensor<10xf32>, %v: tensor<3xf32>, %i: tensor<3xi32>) -> (te
     iree_linalg_ext.yield %gt : i1
   } -> tensor<3xf32>, tensor<3xi32>
   return %0#0, %0#1 : tensor<3xf32>, tensor<3xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @topk_v2(
+// CHECK: %[[SV:.*]], %[[SI:.*]] = iree_linalg_ext.sort dimension(1) outs(%{{.*}}, %{{.*}} : tensor<2x13xf32>, tensor<2x13xi32>) {
+// CHECK-NEXT: ^{{.*}}(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[IA:.*]]: i32, %[[IB:.*]]: i32):
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpf ogt, %[[B]], %[[A]] : f32
+// CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: %[[EARLIER:.*]] = arith.cmpi slt, %[[IA]], %[[IB]] : i32
+// CHECK-NEXT: %[[NOTLT:.*]] = arith.xori %[[LT]], %[[TRUE]] : i1
+// CHECK-NEXT: %[[TIED:.*]] = arith.andi %[[NOTLT]], %[[EARLIER]] : i1
+// CHECK-NEXT: %[[BETTER:.*]] = arith.ori %[[GT]], %[[TIED]] : i1
+// CHECK-NEXT: iree_linalg_ext.yield %[[BETTER]] : i1
+// CHECK: %[[KV:.*]] = tensor.extract_slice %[[SV]][0, 0] [2, 3] [1, 1]
+// CHECK: %[[KI:.*]] = tensor.extract_slice %[[SI]][0, 0] [2, 3] [1, 1]
+// CHECK: %[[STARTS:.*]] = linalg.generic {{.*}} ins(%[[KV]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3xi1>)
+// CHECK: tensor.extract %[[KV]]
+// CHECK: %[[S:.*]], %[[E:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[STARTS]] : tensor<2x3xi1>)
+// CHECK: %[[OV:.*]], %[[OI:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[E]], %{{.*}} : tensor<2x3xi64>, tensor<2x3xi64>, tensor<2x3xi64>)
+// CHECK: arith.remsi
+// CHECK: tensor.extract %[[KV]]
+// CHECK-NEXT: tensor.extract %[[KI]]
+// CHECK: return %[[OV]], %[[OI]]
+func.func @topk_v2(%x: tensor<2x10xf32>, %v: tensor<2x3xf32>, %i: tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %0:2 = iree_linalg_ext.topk_v2 dimension(1) is_sorted ins(%x : tensor<2x10xf32>) outs(%v, %i : tensor<2x3xf32>, tensor<2x3xi32>) {
+  ^bb0(%a: f32, %b: f32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<2x3xf32>, tensor<2x3xi32>
+  return %0#0, %0#1 : tensor<2x3xf32>, tensor<2x3xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @topk_v2_unsorted_values_only(
+// CHECK: iree_linalg_ext.sort dimension(0)
+// CHECK-NEXT: ^{{.*}}(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[A]], %[[B]] : f32
+// CHECK-NEXT: iree_linalg_ext.yield %[[GT]] : i1
+// CHECK: %[[KV:.*]] = tensor.extract_slice %{{.*}}[0] [3] [1]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[KV]]
+func.func @topk_v2_unsorted_values_only(%x: tensor<10xf32>, %v: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = iree_linalg_ext.topk_v2 dimension(0) ins(%x : tensor<10xf32>) outs(%v : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<3xf32>
+  return %0 : tensor<3xf32>
 }
 
 // -----

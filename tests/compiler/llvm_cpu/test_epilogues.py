@@ -1,12 +1,21 @@
 """A root fused with an elementwise epilogue keeps the root's own grid on llvm-cpu (each
 workgroup finishes the tiles it wrote), rather than running as one workgroup: the fused dispatch
-splits its work exactly as the root alone does."""
+splits its work exactly as the root alone does. A sum whose epilogue reads its input again (a
+softmax's division) keeps that input in the output for the epilogue instead of computing it twice."""
 
 from __future__ import annotations
 
+import llvmlite.ir as ir
+import numpy as np
+
 import weir.api as weir
+from weir.compiler.codegen.translate import EntryTranslator
+from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.format.module_file import deserialize
 from weir.format.native_executable import NativeEntry, decode_native_executable
+from weir.ir import parse_module
+from weir.ir.upstream import func
 
 OPTIONS = weir.CompilerOptions(target_backends=("llvm-cpu",))
 RELU = """
@@ -65,3 +74,62 @@ def test_conv_epilogue_keeps_the_conv_grid() -> None:
     plain, fused = _pair(body, ty, "%x: tensor<1x64x64x16xf32>, %w: tensor<3x3x16x32xf32>")
     assert (fused.grid_extent, fused.grid_tile) == (plain.grid_extent, plain.grid_tile)
     assert isinstance(plain.grid_extent, int) and plain.grid_extent > plain.grid_tile
+
+
+SOFTMAX_TAIL = """
+func.func @f(%x: tensor<8x1000xf32>) -> tensor<8x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1000xf32>
+  %exp = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x1000xf32>) outs(%e : tensor<8x1000xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  } -> tensor<8x1000xf32>
+  %se = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%se : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%exp : tensor<8x1000xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%exp, %sum : tensor<8x1000xf32>, tensor<8xf32>) outs(%e : tensor<8x1000xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<8x1000xf32>
+  return %r : tensor<8x1000xf32>
+}"""
+
+
+def test_softmax_epilogue_reads_the_exponentials_the_sum_kept() -> None:
+    # The sum stores each exp it computes in the output, and the division reads it back there:
+    # one exp per element in the code, not one for the sum and another for the division.
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    flow = weir.compile_to_phase(SOFTMAX_TAIL, "softmax.mlir", options, "flow")
+    (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
+             if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
+    cpu = resolve_cpu()
+    module = ir.Module(name="softmax")
+    module.triple = cpu.triple
+    EntryLowering(module, cpu, EntryTranslator(fn, "llvm-cpu").translate(), "weir_sm").lower()
+    # Each f32 exp emitted clamps its argument to at most 89 first (a compare and a select).
+    clamp = str(ir.Constant(ir.FloatType(), 89.0)).split(" ", 1)[1]
+    assert str(module).count(clamp) == 2
+    x = np.random.default_rng(3).standard_normal((8, 1000)).astype(np.float32)
+    ctx = weir.load([weir.compile_string(SOFTMAX_TAIL, "softmax.mlir", options)])
+    got = np.asarray(ctx.lookup_function("f")(x))
+    want = np.exp(x) / np.exp(x).sum(1, keepdims=True)
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def test_epilogue_reading_the_sums_across_computes_its_input_again() -> None:
+    # out[i, j] = exp(x[i, j]) / sum[j], sum[i] being row i's: the block finished after sum[r]
+    # is column r, whose exps other rows' sums compute later, so none can be read back there.
+    across = SOFTMAX_TAIL.replace("8x1000", "64x64").replace("8xf32", "64xf32").replace(
+        "(d0)>, affine_map<(d0, d1) -> (d0, d1)>]", "(d1)>, affine_map<(d0, d1) -> (d0, d1)>]")
+    assert across.count("-> (d1)>") == 1
+    x = np.random.default_rng(4).standard_normal((64, 64)).astype(np.float32)
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    ctx = weir.load([weir.compile_string(across, "across.mlir", options)])
+    got = np.asarray(ctx.lookup_function("f")(x))
+    np.testing.assert_allclose(got, np.exp(x) / np.exp(x).sum(1)[None, :], rtol=2e-6)

@@ -2,7 +2,9 @@
 
 - topk becomes a stable sort of the outputs' values followed by the input's (so the outputs'
   values come first among equals, as IREE's merge keeps them), with the indices sorted alongside,
-  and a slice of the first k: the sort kernel serves sort and topk alike;
+  and a slice of the first k: the sort kernel serves sort and topk alike (topk_v2 with indices
+  orders equal values by index, as IREE's insertion does; with `is_sorted`, topk_ties then
+  moves equal values where IREE's final bubble sort leaves them);
 - arg_compare becomes a reduction generic that keeps (value, index) and replaces them when the
   region says the new element is better: the first of equal elements wins, in loop order;
 - affine.linearize_index / delinearize_index (in map_load/map_store regions) become arith;
@@ -24,6 +26,7 @@ from weir.dialects.affine_index import DelinearizeIndexOp, LinearizeIndexOp
 from weir.compiler.input.attention_to_linalg import lower_attention, lower_online_attention
 from weir.compiler.input.winograd_to_linalg import lower_winograd
 from weir.dialects.iree_linalg_ext_winograd import WinogradOp
+from weir.compiler.input.topk_ties import order_ties
 from weir.compiler.input.linalg_builders import empty, generic, inline, projection, size, tensor_type
 from weir.ir.diagnostics import error_at, locate_created
 from weir.ir.upstream import (
@@ -108,6 +111,15 @@ class LowerLinalgExt(Pass):
         block = Block(arg_types=[element, element, index_type, index_type])
         bb = Builder(InsertPoint.at_end(block))
         better = inline(bb, op.region, block.args[:2])
+        v2 = isinstance(op, ext.TopkV2Op)
+        if v2 and len(op.outputs) == 2:
+            # topk_v2's insertion lets an element pass an equal one with a larger index.
+            worse = inline(bb, op.region, [block.args[1], block.args[0]])
+            true = bb.insert(arith.ConstantOp(IntegerAttr(1, ext.I1))).result
+            earlier = bb.insert(arith.CmpiOp(block.args[2], block.args[3], "slt")).result
+            tied_earlier = bb.insert(arith.AndIOp(
+                bb.insert(arith.XOrIOp(worse, true)).result, earlier)).result
+            better = bb.insert(arith.OrIOp(better, tied_earlier)).result
         bb.insert(ext.YieldOp(better))
         sort = b.insert(ext.SortOp.build(
             operands=[[], merged, []], result_types=[[v.type for v in merged]],
@@ -118,6 +130,8 @@ class LowerLinalgExt(Pass):
             sizes = [size(b, out, i) for i in range(rank)]
             results.append(b.insert(tensor.ExtractSliceOp(
                 r, [0] * rank, sizes, [1] * rank, out.type)).result)
+        if v2 and op.is_sorted is not None:
+            results = order_ties(b, op.region, results, d)
         self._replace(op, results)
 
     # -------------------------------------------------------------------------- arg_compare

@@ -53,15 +53,17 @@ def plan_epilogue(low: EntryLowering, b: ir.IRBuilder, root: int, stores: list[k
     return True
 
 
-def root_positions(kv: KernelValues, root: int) -> dict[ValueRef, tuple[int, ...]]:
+def root_positions(kv: KernelValues, root: int,
+                   stored: int | None = None) -> dict[ValueRef, tuple[int, ...]]:
     """For each value whose element at `idx` reads `root`'s result only at one index made of
     distinct entries of `idx`: which entries (one per root dimension, -1 where the root's index is
     the constant 0 of a size-1 dimension; () for a value that does not read the root at all). One pass in op order (operands come first), so long chains cost no
-    recursion. Elementwise generics, broadcasts, transposes and slices of unread values qualify."""
+    recursion. Elementwise generics, broadcasts, transposes and slices of unread values qualify.
+    Node `stored`, whose results are read from memory, does not count as reading the root."""
     depends: set[int] = {root}
     found: dict[ValueRef, tuple[int, ...]] = {(root, 0): tuple(range(len(kv.shape[(root, 0)])))}
     for n, op in enumerate(kv.ops):
-        if n == root or isinstance(op, (k.Result, k.Store)):
+        if n in (root, stored) or isinstance(op, (k.Result, k.Store)):
             continue
         view = kv.views.get(n)
         operands: tuple[ValueRef, ...] = ()

@@ -6,7 +6,8 @@ works in place, one line or one batch element at a time in order, so the results
 reference target's whole-array steps:
 - sort: a merge sort of each line through scratch memory, an element of the right run taken
   before the left run's only when the body says it may come first and not the other way round
-  (stable, as the format defines it);
+  (stable, as the format defines it); a sort read only up to a prefix selects it in one pass
+  instead, its lines split over workgroups (select_prefix.py);
 - scan: one pass along each line, reading the previous output back;
 - scatter/gather: for each batch element (in order, skipping masked-off ones), the slice's
   elements whose coordinates fall inside the tensor."""
@@ -19,7 +20,8 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin, while_loop
+from weir.compiler.targets.llvm_cpu.select_prefix import select_prefix
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
@@ -85,11 +87,14 @@ def _at(idx: list[ir.Value], dim: int, i: ir.Value) -> list[ir.Value]:
     return idx[:dim] + [i] + idx[dim:]
 
 
-def lower_ext(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.Dim, int]:
+def lower_ext(low: EntryLowering, b: ir.IRBuilder, n: int,
+              partitioned: bool) -> tuple[k.Dim, int]:
+    """Emits root `n`; returns its grid (extent, tile): one workgroup, but for a sort that
+    selects a prefix and is the entry's only loop nest (`partitioned`), whose lines are split."""
     op = low.kv.ops[n]
     if isinstance(op, k.Sort):
-        _sort(low, b, n, op)
-    elif isinstance(op, k.Scan):
+        return _sort(low, b, n, op, partitioned)
+    if isinstance(op, k.Scan):
         _scan(low, b, n, op)
     elif isinstance(op, k.MapLoad | k.MapStore):
         _map(low, b, n, op)
@@ -99,32 +104,14 @@ def lower_ext(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.Dim, int]:
     return 1, 1
 
 
-def _while(b: ir.IRBuilder, condition: Callable[[ir.IRBuilder], ir.Value],
-           body: Callable[[ir.IRBuilder], None], name: str) -> None:
-    """while (condition()) body(); the loop's state lives in allocas (mem2reg makes them
-    registers)."""
-    header = b.append_basic_block(f"{name}.header")
-    inner = b.append_basic_block(f"{name}.body")
-    done = b.append_basic_block(f"{name}.exit")
-    b.branch(header)
-    b.position_at_end(header)
-    b.cbranch(condition(b), inner, done)
-    b.position_at_end(inner)
-    body(b)
-    b.branch(header)
-    b.position_at_end(done)
-
-
-def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort) -> None:
+def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort,
+          partitioned: bool) -> tuple[k.Dim, int]:
     """A bottom-up merge sort of each line: runs of 1, 2, 4, ... elements merged pairwise into
     scratch and copied back, the left run's element taken unless the right one must come
-    first, which keeps equal elements in order."""
+    first, which keeps equal elements in order (or, when only a prefix is read, a selection:
+    select_prefix.py)."""
     mems = _memories(low, b, n)
-    for v, mem in zip(op.operands, mems):
-        _copy(low, b, v, mem)
-    dims = mems[0].dims
     d = op.dimension
-    size = dims[d]
     dtypes = [m.dtype for m in mems]
     arg_dtypes = [t for t in dtypes for _ in range(2)]
 
@@ -134,15 +121,18 @@ def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort) -> None:
                          arg_dtypes)
         return bb.and_(may(x, y), bb.not_(may(y, x)))
 
-    if op.prefix is not None and isinstance(low.kv.shape[(n, 0)][d], int) and \
-            op.prefix < low.kv.shape[(n, 0)][d]:
-        _select_prefix(low, b, op.prefix, mems, d, must_precede)
-        return
+    line = low.kv.shape[(n, 0)][d]
+    if op.prefix is not None and isinstance(line, int) and op.prefix < line:
+        return select_prefix(low, b, n, op, op.prefix, mems, must_precede, partitioned)
+    for v, mem in zip(op.operands, mems):
+        _copy(low, b, v, mem)
+    dims = mems[0].dims
+    size = dims[d]
     scratch = [low.scratch_memory(b, m.dtype, [size]) for m in mems]
     width_p, lo_p, i_p, j_p, o_p = (low.alloca(I64) for _ in range(5))
     take_p = low.alloca(ir.IntType(1))
 
-    def line(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+    def sort_line(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
         def at(m: Memory, i: ir.Value, x: ir.IRBuilder) -> ir.Value:
             return m.address(x, _at(idx, d, i))
 
@@ -181,9 +171,9 @@ def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort) -> None:
                                                 sc.address(bs, [o]), t)
                             bs.store(bs.add(i, I64(1)), i_p)
                     bs.store(bs.add(o, I64(1)), o_p)
-                _while(bm, lambda x: x.icmp_signed("<", x.load(o_p), hi), step, "merge")
+                while_loop(bm, lambda x: x.icmp_signed("<", x.load(o_p), hi), step, "merge")
                 bm.store(hi, lo_p)
-            _while(bw, lambda x: x.icmp_signed("<", x.load(lo_p), size), merge, "runs")
+            while_loop(bw, lambda x: x.icmp_signed("<", x.load(lo_p), size), merge, "runs")
 
             def back(bc: ir.IRBuilder, i: ir.Value) -> None:
                 for m, t, sc in zip(mems, dtypes, scratch):
@@ -192,70 +182,9 @@ def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort) -> None:
             for_range(bw, I64(0), size, back, "back")
             bw.store(bw.shl(width, I64(1)), width_p)
         bb.store(I64(1), width_p)
-        _while(bb, lambda x: x.icmp_signed("<", x.load(width_p), size), merge_pass, "pass")
-    _lines(b, dims, d, line)
-
-
-def _select_prefix(low: EntryLowering, b: ir.IRBuilder, prefix: int, mems: list[Memory],
-                   d: int, must_precede: Callable[[ir.IRBuilder, list[ir.Value],
-                                                   list[ir.Value]], ir.Value]) -> None:
-    """The first `prefix` elements of each line's stable sort, by one pass over the line: the
-    best so far are kept in order in scratch; an element enters only if it must precede the
-    last kept one (or fewer are kept), and moves up past each kept element it must precede, so
-    equal elements stay in line order as the stable sort leaves them. Then copied to the line's
-    start; the rest of the line is left as it was (nothing reads it)."""
-    dtypes = [m.dtype for m in mems]
-    size = mems[0].dims[d]
-    kept = [low.scratch_memory(b, t, [I64(prefix)]) for t in dtypes]
-    count_p, j_p = low.alloca(I64), low.alloca(I64)
-
-    def line(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-        bb.store(I64(0), count_p)
-
-        def element(be: ir.IRBuilder, i: ir.Value) -> None:
-            x = [s.load_element(be, m.address(be, _at(idx, d, i)), t) for m, t in zip(mems, dtypes)]
-            count = be.load(count_p)
-            full = be.icmp_signed("==", count, I64(prefix))
-            last = be.sub(count, I64(1))
-
-            def kept_at(bk: ir.IRBuilder, j: ir.Value) -> list[ir.Value]:
-                return [s.load_element(bk, km.address(bk, [j]), t) for km, t in zip(kept, dtypes)]
-            enters = low.alloca(ir.IntType(1))
-            with be.if_else(full) as (when_full, when_room):
-                with when_full:
-                    be.store(must_precede(be, x, kept_at(be, last)), enters)
-                    be.store(last, j_p)
-                with when_room:
-                    be.store(ir.Constant(ir.IntType(1), 1), enters)
-                    be.store(count, j_p)
-                    be.store(be.add(count, I64(1)), count_p)
-            with be.if_then(be.load(enters)):
-                def moves_up(bw: ir.IRBuilder) -> ir.Value:
-                    j = bw.load(j_p)
-                    above = bw.icmp_signed(">", j, I64(0))
-                    result = low.alloca(ir.IntType(1))
-                    bw.store(ir.Constant(ir.IntType(1), 0), result)
-                    with bw.if_then(above):
-                        bw.store(must_precede(bw, x, kept_at(bw, bw.sub(j, I64(1)))), result)
-                    return bw.load(result)
-
-                def shift(bs: ir.IRBuilder) -> None:
-                    j = bs.load(j_p)
-                    for km, t, v in zip(kept, dtypes, kept_at(bs, bs.sub(j, I64(1)))):
-                        s.store_element(bs, v, km.address(bs, [j]), t)
-                    bs.store(bs.sub(j, I64(1)), j_p)
-                _while(be, moves_up, shift, "shift")
-                j = be.load(j_p)
-                for km, t, v in zip(kept, dtypes, x):
-                    s.store_element(be, v, km.address(be, [j]), t)
-        for_range(bb, I64(0), size, element, "select")
-
-        def back(bc: ir.IRBuilder, i: ir.Value) -> None:
-            for m, km, t in zip(mems, kept, dtypes):
-                s.store_element(bc, s.load_element(bc, km.address(bc, [i]), t),
-                                m.address(bc, _at(idx, d, i)), t)
-        for_range(bb, I64(0), I64(prefix), back, "back")
-    _lines(b, mems[0].dims, d, line)
+        while_loop(bb, lambda x: x.icmp_signed("<", x.load(width_p), size), merge_pass, "pass")
+    _lines(b, dims, d, sort_line)
+    return 1, 1
 
 
 def _scan(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Scan) -> None:

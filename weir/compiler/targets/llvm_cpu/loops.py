@@ -42,5 +42,21 @@ def for_nest(b: ir.IRBuilder, bounds: list[tuple[ir.Value, ir.Value]],
     level(0, [])
 
 
+def while_loop(b: ir.IRBuilder, condition: Callable[[ir.IRBuilder], ir.Value],
+               body: Callable[[ir.IRBuilder], None], name: str) -> None:
+    """while (condition()) body(); the loop's state lives in allocas (mem2reg makes them
+    registers)."""
+    header = b.append_basic_block(f"{name}.header")
+    inner = b.append_basic_block(f"{name}.body")
+    done = b.append_basic_block(f"{name}.exit")
+    b.branch(header)
+    b.position_at_end(header)
+    b.cbranch(condition(b), inner, done)
+    b.position_at_end(inner)
+    body(b)
+    b.branch(header)
+    b.position_at_end(done)
+
+
 def smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     return b.select(b.icmp_signed("<", x, y), x, y)

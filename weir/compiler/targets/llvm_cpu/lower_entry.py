@@ -471,6 +471,6 @@ class EntryLowering:
         if isinstance(op, k.InsertSlice):
             return lower_insert_slice(self, b, n)
         if isinstance(op, EXT_OPS):
-            return lower_ext(self, b, n)
+            return lower_ext(self, b, n, partitioned)
         from weir.compiler.targets.llvm_cpu.contraction import lower_contraction
         return lower_contraction(self, b, n, partitioned)

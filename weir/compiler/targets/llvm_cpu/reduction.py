@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
-from weir.compiler.targets.llvm_cpu.epilogue import finish_block
-from weir.compiler.targets.llvm_cpu.kernel_values import GenericView
+from weir.compiler.targets.llvm_cpu.epilogue import finish_block, root_positions
+from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
 
 
 def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int,
@@ -42,6 +42,7 @@ def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int,
         p, extent, tile = low.grid(shape, red_work)
         bounds[p] = low.partition_bounds(b, low.dim(extent), tile)
     accs = [low.alloca(s.register_type(kv.dtype[o])) for o in view.outputs]
+    kept = _kept_input(low, n, view)
     partials = low.alloca(accs[0].type.pointee) \
         if low.reassociate_fp_reductions and _is_sum(view, kv.dtype[view.outputs[0]]) else None
 
@@ -59,21 +60,56 @@ def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int,
                 full[d] = x
             ictx = Body()
             current = [ib.load(a) for a in into]
-            for acc, value in zip(into, low.evaluate(ib, view, full, ictx, current)):
+            results = low.evaluate(ib, view, full, ictx, current)
+            if kept is not None:
+                v, mem = kept
+                _, at = low._operand_at(view, 0, full)  # pyright: ignore[reportPrivateUsage]
+                s.store_element(ib, low.element(ib, v, at, ictx), mem.address(ib, at), mem.dtype)
+            for acc, value in zip(into, results):
                 ib.store(value, acc)
         reduced = [(I64(0), low.dim(sizes[d])) for d in reduction]
         if partials is None:
             for_nest(bb, reduced, lambda ib, ridx: step(ib, ridx, accs), "r")
         else:
             _blocked_sum(low, bb, reduced, accs[0], partials, kv.dtype[view.outputs[0]], step)
+        if kept is not None:
+            low.memory[kept[0]] = kept[1]  # the epilogue reads the input where it was kept
         for i, (o, acc) in enumerate(zip(view.outputs, accs)):
             mem = low.memory.get((n, i))
             if mem is not None:
                 out_idx = [loops[d] if d >= 0 else I64(0) for d in view.maps[nin + i]]
                 s.store_element(bb, bb.load(acc), mem.address(bb, out_idx), mem.dtype)
                 finish_block(low, bb, n, [(x, bb.add(x, I64(1))) for x in out_idx])
+        if kept is not None:
+            del low.memory[kept[0]]
     for_nest(b, bounds, outer, "p")
     return extent, tile
+
+
+def _kept_input(low: EntryLowering, n: int, view: GenericView) -> tuple[ValueRef, Memory] | None:
+    """The reduction's input and the epilogue's memory to keep it in, when the epilogue reads
+    that input again at the very index it writes (a softmax: the sum of exp(x - max), then
+    exp(x - max) / sum): the reduction stores each element it computes there, and the epilogue
+    loads it back instead of computing it a second time, then overwrites it with its result.
+    Only for an elementwise input of the epilogue's shape and type that the reduction reads
+    once per point of its loops."""
+    kv = low.kv
+    if low.epilogue is None or low.epilogue[0] != n or len(low.epilogue[1]) != 1 or \
+            len(view.inputs) != 1 or list(view.maps[0]) != list(range(len(view.iterators))):
+        return None
+    v = view.inputs[0]
+    target, mem, at = low.epilogue[1][0]
+    producer = kv.views.get(v[0])
+    # The epilogue must read the root where the reduction wrote it, so that the block it
+    # finishes after each root element covers the inputs that element summed (and no others).
+    if tuple(at) != tuple(view.maps[len(view.inputs)]) or \
+            v in low.memory or producer is None or producer.reduces or \
+            len(producer.outputs) != 1 or mem is low.memory.get((n, 0)) or \
+            kv.shape[v] != kv.shape[target] or kv.dtype[v] != mem.dtype:
+        return None
+    if root_positions(kv, v[0], n).get(target) != tuple(range(len(kv.shape[v]))):
+        return None
+    return v, mem
 
 
 def _loop_sizes(low: EntryLowering, view: GenericView) -> list[k.Dim]:
