@@ -20,6 +20,7 @@ from weir.runtime.hal.device import Device
 from weir.runtime.hal.element_types import numpy_dtype
 from weir.runtime.hal.executable import Executable
 from weir.runtime.hal.fence import Fence
+from weir.runtime.vm.awaited_executes import AWAITED
 from weir.runtime.vm.context import Context
 from weir.runtime.vm.native_module import CallerInfo, NativeModule, export
 
@@ -286,19 +287,23 @@ class HalModule(NativeModule):
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
             _expect(buffer, Buffer, f, "buffer"))
 
-    @export("0rrrr_", name="device.queue.execute", arity_only=True)
+    # `awaited`: the caller awaits `signal` right after (vm/awaited_executes.py), so the device
+    # may run work that is ready now on this thread (`Device.queue_execute_awaited`).
+    @export("0rrrr_", name="device.queue.execute", arity_only=True, variants=(AWAITED,))
     def queue_execute(self, state: HalState, device: Any, wait: Any, signal: Any,
-                      cbs: tuple[CommandBuffer, ...]) -> None:
+                      cbs: tuple[CommandBuffer, ...], awaited: bool = False) -> None:
         f = "device.queue.execute"
         if type(device) not in _DEVICE_CLASSES:
             _device(device, f)
-        device.queue_execute(
+        (device.queue_execute_awaited if awaited else device.queue_execute)(
             _fence_or_none(wait, f, "wait"),
             signal if type(signal) is Fence else _expect(signal, Fence, f, "signal"), tuple(cbs))
 
-    @export("0rrrrr_", name="device.queue.execute.indirect", arity_only=True)
+    @export("0rrrrr_", name="device.queue.execute.indirect", arity_only=True,
+            variants=(AWAITED,))
     def queue_execute_indirect(self, state: HalState, device: Any, wait: Any, signal: Any,
-                               cb: Any, bindings: tuple[Buffer, ...]) -> None:
+                               cb: Any, bindings: tuple[Buffer, ...],
+                               awaited: bool = False) -> None:
         f = "device.queue.execute.indirect"
         if type(device) not in _DEVICE_CLASSES:
             _device(device, f)
@@ -306,7 +311,7 @@ class HalModule(NativeModule):
             _expect(cb, CommandBuffer, f, "command buffer")
         if cb.binding_count is None:
             raise RuntimeFault(f"hal.{f}: the command buffer is not reusable")
-        device.queue_execute(
+        (device.queue_execute_awaited if awaited else device.queue_execute)(
             _fence_or_none(wait, f, "wait"),
             signal if type(signal) is Fence else _expect(signal, Fence, f, "signal"), (cb,),
             tuple(bindings))

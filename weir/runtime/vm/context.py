@@ -98,6 +98,11 @@ class Context:
             fn = self._resolve(module, imp)
             if fn is not None:
                 resolved[imp.name] = fn
+        for name, base, variant in module.variant_imports:
+            if base in resolved:
+                target, _, fn_name = base.partition(".")
+                resolved[name] = self._instances[target].variant(fn_name, variant, module) \
+                    or resolved[base]
         inst = module.instantiate(self, resolved)
         self._modules[module.name] = module
         self._instances[module.name] = inst

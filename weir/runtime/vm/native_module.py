@@ -61,17 +61,21 @@ class _ExportSpec:
     arity_only: bool
     pass_caller: bool
     reflection: tuple[tuple[str, str], ...]
+    variants: tuple[str, ...] = ()
 
 
 def export(cconv: str, *, name: str | None = None, model: CallModel = "sync",
            arity_only: bool = False, pass_caller: bool = False,
-           reflection: tuple[tuple[str, str], ...] = ()) -> Callable[[F], F]:
-    """Marks a method as exported under `name` (default: the method name)."""
+           reflection: tuple[tuple[str, str], ...] = (),
+           variants: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Marks a method as exported under `name` (default: the method name). `variants`: the
+    forms it has for known uses (`ModuleInstance.variant`), each a keyword parameter of the
+    method that its variant passes as True."""
     Signature.parse(cconv)  # fail at class definition, not at link time
 
     def mark(fn: F) -> F:
         fn.__weir_export__ = _ExportSpec(name, cconv, model, arity_only, pass_caller,  # type: ignore[attr-defined]
-                                         reflection)
+                                         reflection, variants)
         return fn
     return mark
 
@@ -121,6 +125,17 @@ class _NativeInstance(ModuleInstance):
         self.state = state
 
     def function(self, name: str, caller: Module | None) -> VMCallable:
+        return self._link(name, caller, {})
+
+    def variant(self, name: str, variant: str, caller: Module | None) -> VMCallable | None:
+        found = self.module._methods.get(name)
+        if found is None or variant not in found[1].variants:
+            return None
+        return self._link(name, caller, {variant: True})
+
+    def _link(self, name: str, caller: Module | None, flags: dict[str, bool]) -> VMCallable:
+        """The callable of export `name`, its method called with the keyword `flags` too (a
+        variant's)."""
         attr, spec = self.module._methods[name]
         leading = (self.state, CallerInfo(caller or self.module, self.context)) \
             if spec.pass_caller else (self.state,)
@@ -135,7 +150,9 @@ class _NativeInstance(ModuleInstance):
                 and register(method.__func__.__code__, qualified):
             # Called only by translated code, whose handler names what fails in it. The plain
             # function with the module first: one indirection fewer than the bound method.
-            return functools.partial(method.__func__, self.module, *leading)
+            return functools.partial(method.__func__, self.module, *leading, **flags)
+        if flags:
+            method = functools.partial(method, **flags)
         call: VMCallable = _caller_factory(arity, len(leading), fails_signal, check is not None)(
             method, *leading, qualified, check)
         call.__name__ = qualified

@@ -57,6 +57,7 @@ from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.hal.fence import Fence
 from weir.runtime.vm import scalar_helpers
+from weir.runtime.vm.awaited_executes import AWAITED, awaited_executes, variant_name
 from weir.runtime.vm.bare_imports import name_import_fault
 from weir.runtime.vm.scalar_arith import arith_function
 
@@ -97,9 +98,11 @@ class TranslatedModule:
     source: str
     code: CodeType
     constants: tuple[Any, ...]
-    imports: tuple[str, ...]  # order of the `C` table
+    imports: tuple[str, ...]  # order of the `C` table: the image's imports, then `variants`
     functions: tuple[str, ...]  # names, for the deadline's message (never in the source)
     module: str
+    # (name in the table, import it is a form of, variant): awaited_executes.py
+    variants: tuple[tuple[str, str, str], ...] = ()
 
 
 def _r(n: int) -> str:
@@ -146,14 +149,23 @@ class _FunctionWriter:
         if not (last and block == self.block + 1):
             self.emit(indent, "continue")
 
-    def instruction(self, indent: int, ins: Instruction) -> None:  # noqa: C901
+    def block_instructions(self, indent: int, instructions: tuple[Instruction, ...]) -> None:
+        awaited = awaited_executes(instructions)
+        for i, ins in enumerate(instructions):
+            self.instruction(indent, ins, i in awaited)
+
+    def instruction(self, indent: int, ins: Instruction,  # noqa: C901
+                    awaited: bool = False) -> None:
+        """`awaited`: a call of an execute whose signal fence the next call awaits, made
+        through the execute's awaited variant."""
         e = lambda text: self.emit(indent, text)  # noqa: E731
         if isinstance(ins, Const):
             e(f"{_r(ins.dst)} = {self.const(ins.value)}")
         elif isinstance(ins, Move):
             e(f"{_r(ins.dst)} = {_r(ins.src)}")
         elif isinstance(ins, Call):
-            call = f"{self.callees[ins.callee]}({', '.join(self.operand(a) for a in ins.args)})"
+            callee = self.callees[variant_name(ins.callee) if awaited else ins.callee]
+            call = f"{callee}({', '.join(self.operand(a) for a in ins.args)})"
             if not ins.dsts:
                 e(call)
             elif len(ins.dsts) == 1:
@@ -247,8 +259,7 @@ class _FunctionWriter:
         self.emit(1, f"def f{self.index}({', '.join(_r(p) for p in fn.blocks[0].params)}):")
         self.emit(2, "try:")
         if not self.multi:
-            for ins in fn.blocks[0].instructions:
-                self.instruction(3, ins)
+            self.block_instructions(3, fn.blocks[0].instructions)
         else:
             self.emit(3, "blk = 0")
             self.emit(3, f"tick = {TICKS}")
@@ -256,8 +267,7 @@ class _FunctionWriter:
             for b, block in enumerate(fn.blocks):
                 self.block = b
                 self.emit(4, f"if blk == {b}:")
-                for ins in block.instructions:
-                    self.instruction(5, ins)
+                self.block_instructions(5, block.instructions)
         self.emit(2, "except H_any:")  # Exception: Ctrl-C and exits pass untouched
         self.emit(3, "H_fault()")
         self.emit(3, "raise")
@@ -270,7 +280,11 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     source holds only the closed instruction set's text and verified integers."""
     ensure_verified(image)
     callees: dict[str, str] = {}
-    imports = tuple(i.name for i in image.imports)
+    bases = sorted({block.instructions[i].callee  # type: ignore[union-attr]
+                    for fn in image.functions for block in fn.blocks
+                    for i in awaited_executes(block.instructions)})
+    variants = tuple((variant_name(base), base, AWAITED) for base in bases)
+    imports = tuple(i.name for i in image.imports) + tuple(v[0] for v in variants)
     for i, name in enumerate(imports):
         callees[name] = f"c{i}"
     for i, fn in enumerate(image.functions):
@@ -293,7 +307,7 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     except (SyntaxError, RecursionError, ValueError, MemoryError) as e:
         raise ModuleFormatError(f"module '{image.name}': VM code cannot be translated: {e}") from None
     return TranslatedModule(source, code, tuple(consts), imports,
-                            tuple(fn.name for fn in image.functions), image.name)
+                            tuple(fn.name for fn in image.functions), image.name, variants)
 
 
 def _result_checks(translated: TranslatedModule) -> dict[str, Callable[[Any, int, int], Any]]:

@@ -96,6 +96,9 @@ class LocalSyncDevice(LocalDevice):
             statistics.record_signal_refused()
             raise
 
+    # Everything already runs on the calling thread.
+    queue_execute_awaited = queue_execute
+
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
         if not isinstance(signal, Fence):
             self._statistics.record_failed()

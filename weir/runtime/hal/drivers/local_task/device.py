@@ -96,7 +96,27 @@ class LocalTaskDevice(LocalDevice):
         work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups, bindings)
         self._submit("execute", wait, signal, work)
 
-    def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
+    def queue_execute_awaited(self, wait: Fence | None, signal: Fence,
+                              command_buffers: Sequence[CommandBuffer],
+                              bindings: tuple[Buffer, ...] | None = None) -> None:
+        """Work that is ready now runs on the calling thread, which would only block until a
+        worker had run it (its workgroups still spread over the device's workgroup threads);
+        work with a wait still pending is queued as usual, and the caller's wait helps."""
+        try:
+            ready = wait is None or type(wait) is Fence and wait._all_reached()
+        except RuntimeFault:  # a failed wait: the usual path fails the signal with it
+            ready = False
+        if not ready:
+            self.queue_execute(wait, signal, command_buffers, bindings)
+            return
+        work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups, bindings)
+        self._statistics.record_submitted("execute")
+        self._enqueue("queue execute", wait, signal, work, _run_here)
+
+    def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork,
+                 on_ready: Callable[[Operation], None] | None = None) -> None:
+        """`on_ready`: what runs the operation once its waits are met (default: `_ready`, a
+        worker)."""
         if not isinstance(signal, Fence):
             self._statistics.record_failed()
             raise RuntimeFault(f"{what}: the signal fence is missing")  # nowhere else to say it
@@ -108,7 +128,7 @@ class LocalTaskDevice(LocalDevice):
             self._statistics.record_failed()
             signal.fail(_SHUTDOWN.format(what=what))
             return
-        op = Operation(what, signal, work, self._ready, keepalive=self,
+        op = Operation(what, signal, work, on_ready or self._ready, keepalive=self,
                        statistics=self._statistics, origin=self._name)
         if op.arm(wait) and not self._monitor.track(op):
             op.expire(_SHUTDOWN.format(what=what))  # shut down while submitting
@@ -119,3 +139,8 @@ class LocalTaskDevice(LocalDevice):
             op.finish(None)
         elif not self._pool.submit(op):
             op.finish(_SHUTDOWN.format(what=op.what))
+
+
+def _run_here(op: Operation) -> None:
+    """Runs an operation that was ready when submitted on the submitting thread."""
+    op.run()

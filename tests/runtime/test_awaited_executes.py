@@ -1,0 +1,141 @@
+"""An execute whose signal fence the program awaits at once is submitted as `awaited`
+(vm/awaited_executes.py), and local-task runs such work on the calling thread when it is ready
+then, instead of waking a worker to run it while the caller blocks. Work whose wait is still
+pending is queued as before, so wait-before-signal order holds; failures still reach the fence."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Sequence
+
+import numpy as np
+import pytest
+from host_executable import HostExecutable
+from runtime_builders import mul_module
+
+from weir.errors import RuntimeFault
+from weir.format.image import Block, ModuleImage
+from weir.format.module_file import serialize
+from weir.format.vm_isa import Call, Const, Instruction
+from weir.runtime.api import Context, Instance, load_module_bytes
+from weir.runtime.hal.buffer import Buffer
+from weir.runtime.hal.drivers.local_task import LocalTaskDevice, LocalTaskOptions
+from weir.runtime.hal.fence import Fence
+from weir.runtime.vm.awaited_executes import awaited_executes
+
+DEADLINE_S = 10.0
+EXECUTE = Call((), "hal.device.queue.execute", (6, 16, 15, (11,)))
+AWAIT = Call((), "hal.fence.await", (17, (15,)))
+
+
+@pytest.mark.parametrize("between, found", [
+    ([Const(17, -1)], {0}),  # what the compiler emits
+    ([], {0}),
+    ([Const(17, -1), Const(15, None)], set()),  # the fence's register written over
+    ([Call((18,), "hal.device.get", (5,))], set()),  # another call runs before the await
+])
+def test_an_execute_is_awaited_only_when_the_next_call_awaits_its_signal(
+        between: list[Instruction], found: set[int]) -> None:
+    assert awaited_executes((EXECUTE, *between, AWAIT)) == found
+
+
+def test_an_await_of_another_or_of_several_fences_is_not_the_executes() -> None:
+    other = Call((), "hal.fence.await", (17, (14,)))
+    several = Call((), "hal.fence.await", (17, (15, 14)))
+    assert awaited_executes((EXECUTE, other)) == set()
+    assert awaited_executes((EXECUTE, several)) == set()
+
+
+def _with_call_before_await(image: ModuleImage) -> ModuleImage:
+    """mul_module with a `hal.device.get` between its execute and its await."""
+    main = image.functions[1]
+    body = list(main.blocks[0].instructions)
+    at = body.index(AWAIT)
+    body.insert(at, Call((main.num_registers,), "hal.device.get", (5,)))
+    changed = dataclasses.replace(main, num_registers=main.num_registers + 1,
+                                  blocks=(Block(main.blocks[0].params, tuple(body)),))
+    return dataclasses.replace(image, functions=(image.functions[0], changed))
+
+
+def _context(image: ModuleImage, driver: str) -> Context:
+    instance = Instance()
+    return Context(instance, devices=[instance.create_device(driver)],
+                   modules=[load_module_bytes(serialize(image))], owns_devices=True)
+
+
+@pytest.mark.parametrize("driver", ["local-sync", "local-task"])
+def test_a_synchronous_call_submits_its_awaited_execute_as_awaited(driver: str) -> None:
+    module = load_module_bytes(serialize(mul_module()))
+    assert module.translated.variants == (
+        ("hal.device.queue.execute#awaited", "hal.device.queue.execute", "awaited"),)
+    with _context(mul_module(), driver) as ctx:
+        a, b = np.arange(4, dtype=np.float32), np.full(4, 3, np.float32)
+        np.testing.assert_array_equal(ctx.lookup("module.mul")(a, b), a * b)
+        stats = ctx.devices[0].statistics.snapshot()
+        # local-task ran the work on this thread: no worker was ever started.
+        assert stats["threads_alive"] == 0
+        assert stats["queue_submitted"]["execute"] == stats["queue_completed"] == 1
+
+
+def test_an_execute_not_awaited_at_once_goes_to_the_workers() -> None:
+    image = _with_call_before_await(mul_module())
+    assert load_module_bytes(serialize(image)).translated.variants == ()
+    with _context(image, "local-task") as ctx:
+        a = np.arange(4, dtype=np.float32)
+        np.testing.assert_array_equal(ctx.lookup("module.mul")(a, a), a * a)
+        assert ctx.devices[0].statistics.snapshot()["threads_alive"] > 0
+
+
+def _command_buffer(dev: LocalTaskDevice, body: object, name: str) -> object:
+    cb = dev.create_command_buffer()
+    cb.dispatch(HostExecutable({name: body}, name="k"), 0, (1, 1, 1), (), ())  # type: ignore[dict-item]
+    cb.finalize()
+    return cb
+
+
+def test_ready_awaited_work_runs_on_the_calling_thread() -> None:
+    with LocalTaskDevice(LocalTaskOptions(worker_count=1)) as dev:
+        ran_on: list[int] = []
+
+        def note(_: Sequence[Buffer]) -> None:
+            ran_on.append(threading.get_ident())
+
+        signal = Fence.create(dev.create_semaphore(0), 1)
+        dev.queue_execute_awaited(None, signal, [_command_buffer(dev, note, "note")])
+        assert signal.reached() and ran_on == [threading.get_ident()]
+        reached_wait = Fence.create(dev.create_semaphore(1), 1)
+        again = Fence.create(dev.create_semaphore(0), 1)
+        dev.queue_execute_awaited(reached_wait, again, [_command_buffer(dev, note, "note")])
+        assert again.reached() and ran_on == [threading.get_ident()] * 2
+        assert dev.statistics.snapshot()["dispatches_by_entry_point"] == {"k::note": 2}
+
+
+def test_awaited_work_with_a_pending_wait_runs_only_after_the_signal() -> None:
+    with LocalTaskDevice(LocalTaskOptions(worker_count=1)) as dev:
+        ran: list[str] = []
+        gate = Fence.create(dev.create_semaphore(0), 1)
+        signal = Fence.create(dev.create_semaphore(0), 1)
+        dev.queue_execute_awaited(gate, signal,
+                                  [_command_buffer(dev, lambda _: ran.append("ran"), "late")])
+        assert ran == [] and not signal.reached()  # submitted before its wait is signalled
+        gate.signal()
+        assert signal.wait(DEADLINE_S) and ran == ["ran"]
+
+
+def test_failing_awaited_work_fails_its_signal_fence() -> None:
+    def boom(_: Sequence[Buffer]) -> None:
+        raise RuntimeFault("out of range")
+
+    with LocalTaskDevice(LocalTaskOptions(worker_count=1)) as dev:
+        signal = Fence.create(dev.create_semaphore(0), 1)
+        dev.queue_execute_awaited(None, signal, [_command_buffer(dev, boom, "boom")])
+        with pytest.raises(RuntimeFault, match=r"dispatch 'k::boom' failed: out of range"):
+            signal.wait(DEADLINE_S)
+        failed_wait = Fence.create(dev.create_semaphore(0), 1)
+        failed_wait.fail("upstream broke")
+        after = Fence.create(dev.create_semaphore(0), 1)
+        dev.queue_execute_awaited(failed_wait, after, [_command_buffer(dev, boom, "boom")])
+        with pytest.raises(RuntimeFault, match="upstream broke"):
+            after.wait(DEADLINE_S)
+        assert dev.statistics.snapshot()["queue_failed"] == 2
