@@ -91,6 +91,14 @@ class Device(ABC):
         calling thread rather than wake another to run it. By default, `queue_execute`."""
         self.queue_execute(wait, signal, command_buffers, bindings)
 
+    def execute_now(self, wait: Fence | None, command_buffers: Sequence[CommandBuffer],
+                    bindings: tuple[Buffer, ...] | None = None) -> bool:
+        """An execute the caller awaits at once with a fence no one else sees: True when the
+        device ran it to its end on the calling thread (raising `RuntimeFault` with what its
+        signal fence would have failed with, counted as that execute would be); False, with
+        nothing done, when it cannot (the caller then submits it with a fence and waits)."""
+        return False
+
     @abstractmethod
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
                    dst: Buffer, dst_offset: int, length: int) -> None: ...

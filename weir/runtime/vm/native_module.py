@@ -61,21 +61,27 @@ class _ExportSpec:
     arity_only: bool
     pass_caller: bool
     reflection: tuple[tuple[str, str], ...]
-    variants: tuple[str, ...] = ()
 
 
 def export(cconv: str, *, name: str | None = None, model: CallModel = "sync",
            arity_only: bool = False, pass_caller: bool = False,
-           reflection: tuple[tuple[str, str], ...] = (),
-           variants: tuple[str, ...] = ()) -> Callable[[F], F]:
-    """Marks a method as exported under `name` (default: the method name). `variants`: the
-    forms it has for known uses (`ModuleInstance.variant`), each a keyword parameter of the
-    method that its variant passes as True."""
+           reflection: tuple[tuple[str, str], ...] = ()) -> Callable[[F], F]:
+    """Marks a method as exported under `name` (default: the method name)."""
     Signature.parse(cconv)  # fail at class definition, not at link time
 
     def mark(fn: F) -> F:
         fn.__weir_export__ = _ExportSpec(name, cconv, model, arity_only, pass_caller,  # type: ignore[attr-defined]
-                                         reflection, variants)
+                                         reflection)
+        return fn
+    return mark
+
+
+def variant_of(name: str, variant: str) -> Callable[[F], F]:
+    """Marks a method as the `variant` form of export `name` (`ModuleInstance.variant`): not an
+    export of its own; linked as the export is, its faults named after the export. What it
+    takes is the variant's to define (vm/awaited_executes.py)."""
+    def mark(fn: F) -> F:
+        fn.__weir_variant__ = (name, variant)  # type: ignore[attr-defined]
         return fn
     return mark
 
@@ -94,7 +100,11 @@ class NativeModule(Module):
             raise TypeError(f"{type(self).__name__}.module_name must be a non-empty name without '.'")
         self._methods: dict[str, tuple[str, _ExportSpec]] = {}
         self._exports: dict[str, ExportInfo] = {}
+        self._variants: dict[tuple[str, str], str] = {}
         for attr in dir(type(self)):
+            variant = getattr(getattr(type(self), attr, None), "__weir_variant__", None)
+            if variant is not None:
+                self._variants[variant] = attr
             spec = getattr(getattr(type(self), attr, None), "__weir_export__", None)
             if isinstance(spec, _ExportSpec):
                 export_name = spec.name or attr
@@ -125,18 +135,17 @@ class _NativeInstance(ModuleInstance):
         self.state = state
 
     def function(self, name: str, caller: Module | None) -> VMCallable:
-        return self._link(name, caller, {})
+        return self._link(self.module._methods[name][0], name, caller)
 
     def variant(self, name: str, variant: str, caller: Module | None) -> VMCallable | None:
-        found = self.module._methods.get(name)
-        if found is None or variant not in found[1].variants:
+        attr = self.module._variants.get((name, variant))
+        if attr is None or name not in self.module._methods:
             return None
-        return self._link(name, caller, {variant: True})
+        return self._link(attr, name, caller)
 
-    def _link(self, name: str, caller: Module | None, flags: dict[str, bool]) -> VMCallable:
-        """The callable of export `name`, its method called with the keyword `flags` too (a
-        variant's)."""
-        attr, spec = self.module._methods[name]
+    def _link(self, attr: str, name: str, caller: Module | None) -> VMCallable:
+        """The callable of method `attr`, linked as export `name` is."""
+        spec = self.module._methods[name][1]
         leading = (self.state, CallerInfo(caller or self.module, self.context)) \
             if spec.pass_caller else (self.state,)
         qualified = f"{self.module.name}.{name}"
@@ -150,9 +159,7 @@ class _NativeInstance(ModuleInstance):
                 and register(method.__func__.__code__, qualified):
             # Called only by translated code, whose handler names what fails in it. The plain
             # function with the module first: one indirection fewer than the bound method.
-            return functools.partial(method.__func__, self.module, *leading, **flags)
-        if flags:
-            method = functools.partial(method, **flags)
+            return functools.partial(method.__func__, self.module, *leading)
         call: VMCallable = _caller_factory(arity, len(leading), fails_signal, check is not None)(
             method, *leading, qualified, check)
         call.__name__ = qualified

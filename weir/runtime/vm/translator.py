@@ -57,7 +57,7 @@ from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.hal.fence import Fence
 from weir.runtime.vm import scalar_helpers
-from weir.runtime.vm.awaited_executes import AWAITED, awaited_executes, variant_name
+from weir.runtime.vm.awaited_executes import AWAITED, NOW, BlockPlan, plan_function, variant_name
 from weir.runtime.vm.bare_imports import name_import_fault
 from weir.runtime.vm.scalar_arith import arith_function
 
@@ -149,10 +149,17 @@ class _FunctionWriter:
         if not (last and block == self.block + 1):
             self.emit(indent, "continue")
 
-    def block_instructions(self, indent: int, instructions: tuple[Instruction, ...]) -> None:
-        awaited = awaited_executes(instructions)
+    def block_instructions(self, indent: int, instructions: tuple[Instruction, ...],
+                           plan: BlockPlan) -> None:
+        """The block's instructions, its executes awaited at once called through their
+        variants (awaited_executes.py)."""
         for i, ins in enumerate(instructions):
-            self.instruction(indent, ins, i in awaited)
+            fused = plan.fused.get(i)
+            if fused is not None:
+                callee = self.callees[variant_name(fused.execute.callee, NOW)]
+                self.emit(indent, f"{callee}({', '.join(self.operand(a) for a in fused.args)})")
+            elif i not in plan.dropped:
+                self.instruction(indent, ins, i in plan.awaited)
 
     def instruction(self, indent: int, ins: Instruction,  # noqa: C901
                     awaited: bool = False) -> None:
@@ -164,7 +171,7 @@ class _FunctionWriter:
         elif isinstance(ins, Move):
             e(f"{_r(ins.dst)} = {_r(ins.src)}")
         elif isinstance(ins, Call):
-            callee = self.callees[variant_name(ins.callee) if awaited else ins.callee]
+            callee = self.callees[variant_name(ins.callee, AWAITED) if awaited else ins.callee]
             call = f"{callee}({', '.join(self.operand(a) for a in ins.args)})"
             if not ins.dsts:
                 e(call)
@@ -258,8 +265,9 @@ class _FunctionWriter:
         fn = self.fn
         self.emit(1, f"def f{self.index}({', '.join(_r(p) for p in fn.blocks[0].params)}):")
         self.emit(2, "try:")
+        plans = plan_function(fn)
         if not self.multi:
-            self.block_instructions(3, fn.blocks[0].instructions)
+            self.block_instructions(3, fn.blocks[0].instructions, plans[0])
         else:
             self.emit(3, "blk = 0")
             self.emit(3, f"tick = {TICKS}")
@@ -267,7 +275,7 @@ class _FunctionWriter:
             for b, block in enumerate(fn.blocks):
                 self.block = b
                 self.emit(4, f"if blk == {b}:")
-                self.block_instructions(5, block.instructions)
+                self.block_instructions(5, block.instructions, plans[b])
         self.emit(2, "except H_any:")  # Exception: Ctrl-C and exits pass untouched
         self.emit(3, "H_fault()")
         self.emit(3, "raise")
@@ -280,10 +288,14 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     source holds only the closed instruction set's text and verified integers."""
     ensure_verified(image)
     callees: dict[str, str] = {}
-    bases = sorted({block.instructions[i].callee  # type: ignore[union-attr]
-                    for fn in image.functions for block in fn.blocks
-                    for i in awaited_executes(block.instructions)})
-    variants = tuple((variant_name(base), base, AWAITED) for base in bases)
+    wanted: set[tuple[str, str]] = set()
+    for fn in image.functions:
+        for block, plan in zip(fn.blocks, plan_function(fn)):
+            wanted.update((block.instructions[i].callee, AWAITED)  # type: ignore[union-attr]
+                          for i in plan.awaited - plan.dropped)
+            wanted.update(plan.variants())
+    variants = tuple((variant_name(base, variant), base, variant)
+                     for base, variant in sorted(wanted))
     imports = tuple(i.name for i in image.imports) + tuple(v[0] for v in variants)
     for i, name in enumerate(imports):
         callees[name] = f"c{i}"

@@ -28,9 +28,11 @@ from weir.runtime.hal.drivers.local_task.options import LocalTaskOptions
 from weir.runtime.hal.drivers.local_task.workers import WorkerPool
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
+from weir.runtime.hal.queue_work import run_work
 from weir.runtime.hal.workgroups import ParallelWorkgroups
 
 _SHUTDOWN = "{what}: device shut down before the operation ran"
+_EXECUTE = "queue execute"
 _ids = itertools.count()
 
 
@@ -111,7 +113,35 @@ class LocalTaskDevice(LocalDevice):
             return
         work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups, bindings)
         self._statistics.record_submitted("execute")
-        self._enqueue("queue execute", wait, signal, work, _run_here)
+        self._enqueue(_EXECUTE, wait, signal, work, _run_here)
+
+    def execute_now(self, wait: Fence | None, command_buffers: Sequence[CommandBuffer],
+                    bindings: tuple[Buffer, ...] | None = None) -> bool:
+        """Work with nothing to wait for runs on the calling thread (its workgroups still spread
+        over the workgroup threads), held in the in-flight record meanwhile, counted and failed
+        as the operation `queue_execute` makes would be."""
+        if not (wait is None or type(wait) is Fence and not wait._points):
+            return False
+        statistics = self._statistics
+        statistics.record_submitted("execute")
+        if self._stopped:
+            statistics.record_failed()
+            raise RuntimeFault(_SHUTDOWN.format(what=_EXECUTE))
+        work = ExecuteWork(tuple(command_buffers), statistics, self._workgroups, bindings)
+        op = _InlineExecute(work, self._name)
+        statistics.record_started(op)
+        try:
+            failure = run_work(_EXECUTE, work)
+        except BaseException:  # Ctrl-C in the work: the execute ends, failed, as on a worker
+            statistics.record_ended(op)
+            statistics.record_failed()
+            raise
+        statistics.record_ended(op)
+        if failure is not None:
+            statistics.record_failed()
+            raise RuntimeFault(failure)
+        statistics.record_completed()
+        return True
 
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork,
                  on_ready: Callable[[Operation], None] | None = None) -> None:
@@ -144,3 +174,17 @@ class LocalTaskDevice(LocalDevice):
 def _run_here(op: Operation) -> None:
     """Runs an operation that was ready when submitted on the submitting thread."""
     op.run()
+
+
+class _InlineExecute:
+    """What the in-flight record holds while `execute_now` runs: described as the operation
+    `queue_execute` makes is."""
+
+    __slots__ = ("work", "origin")
+
+    def __init__(self, work: ExecuteWork, origin: str) -> None:
+        self.work = work
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"{_EXECUTE} [{', '.join(self.work.dispatch_names())}] on {self.origin}"
