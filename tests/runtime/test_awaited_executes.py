@@ -24,6 +24,7 @@ from weir.runtime.hal.device import Device
 from weir.runtime.hal.drivers.local_sync import LocalSyncDevice
 from weir.runtime.hal.drivers.local_task import LocalTaskDevice, LocalTaskOptions
 from weir.runtime.hal.fence import Fence
+from weir.runtime.modules.hal import HalModule, HalState
 from weir.runtime.vm.awaited_executes import awaited_executes, plan_function
 
 DEADLINE_S = 10.0
@@ -206,3 +207,23 @@ def test_execute_now_runs_ready_work_here_and_raises_its_failure(make: type[Devi
         assert stats["dispatches_by_entry_point"] == {"k::note": 1}
     finally:
         dev.shutdown()
+
+
+def test_the_fused_call_falls_back_to_a_fence_when_the_device_cannot_run_it_now() -> None:
+    """A wait fence with points (another queue's work): no `execute_now`; the fused call makes
+    the fence, submits the execute awaited and awaits it, with the await's errors."""
+    with LocalTaskDevice(LocalTaskOptions(worker_count=1)) as dev:
+        ctx = Context(Instance(), devices=[dev])
+        state, hal = HalState(ctx), HalModule()
+        ran_on: list[int] = []
+        cb = _command_buffer(dev, lambda _: ran_on.append(threading.get_ident()), "note")
+        reached = Fence.create(dev.create_semaphore(1), 1)
+        hal.queue_execute_now(state, dev, dev, reached, (cb,), -1)
+        assert ran_on == [threading.get_ident()]  # ready when submitted: run here
+        failed = Fence.create(dev.create_semaphore(0), 1)
+        failed.fail("upstream broke")
+        with pytest.raises(RuntimeFault, match="^upstream broke$"):
+            hal.queue_execute_now(state, dev, dev, failed, (cb,), -1)
+        stats = dev.statistics.snapshot()
+        assert (stats["queue_completed"], stats["queue_failed"], stats["queue_pending"]) == \
+            (1, 1, 0)
