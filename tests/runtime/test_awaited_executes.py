@@ -25,7 +25,7 @@ from weir.runtime.hal.drivers.local_sync import LocalSyncDevice
 from weir.runtime.hal.drivers.local_task import LocalTaskDevice, LocalTaskOptions
 from weir.runtime.hal.fence import Fence
 from weir.runtime.modules.hal import HalModule, HalState
-from weir.runtime.vm.awaited_executes import awaited_executes, plan_function
+from weir.runtime.vm.awaited_executes import plan_function
 
 DEADLINE_S = 10.0
 CREATE = Call((15,), "hal.fence.create", (6,))
@@ -41,18 +41,23 @@ AWAIT = Call((), "hal.fence.await", (17, (15,)))
 ])
 def test_an_execute_is_awaited_only_when_the_next_call_awaits_its_signal(
         between: list[Instruction], found: set[int]) -> None:
-    assert awaited_executes((EXECUTE, *between, AWAIT)) == found
+    assert _awaited([EXECUTE, *between, AWAIT]) == found
 
 
 def test_an_await_of_another_or_of_several_fences_is_not_the_executes() -> None:
     other = Call((), "hal.fence.await", (17, (14,)))
     several = Call((), "hal.fence.await", (17, (15, 14)))
-    assert awaited_executes((EXECUTE, other)) == set()
-    assert awaited_executes((EXECUTE, several)) == set()
+    assert _awaited([EXECUTE, other]) == set()
+    assert _awaited([EXECUTE, several]) == set()
 
 
 def _function(body: list[Instruction]) -> FunctionDef:
     return FunctionDef("f", Signature.parse("0_"), 30, (Block((), (*body, Return(()))),))
+
+
+def _awaited(body: list[Instruction]) -> set[int]:
+    [plan] = plan_function(_function(body))
+    return plan.awaited
 
 
 def test_a_fence_made_for_the_pair_alone_fuses_the_three_calls() -> None:

@@ -122,8 +122,3 @@ def _await_of(instructions: tuple[Instruction, ...], execute: int, signal: int) 
         return None
     return None
 
-
-def awaited_executes(instructions: tuple[Instruction, ...]) -> set[int]:
-    """The positions in one block of the execute calls whose signal fence the next call awaits
-    (the `awaited` ones, fused or not)."""
-    return _plan_block(instructions, {}).awaited

@@ -111,9 +111,11 @@ def _r(n: int) -> str:
 
 class _FunctionWriter:
     def __init__(self, index: int, fn: FunctionDef, callees: dict[str, str],
-                 consts: list[Any], unproven: set[tuple[int, int]]) -> None:
+                 consts: list[Any], unproven: set[tuple[int, int]],
+                 plans: list[BlockPlan]) -> None:
         self.index = index
         self.fn = fn
+        self.plans = plans  # per block: its executes awaited at once (awaited_executes.py)
         self.callees = callees
         self.consts = consts
         self.unproven = unproven  # (register, result) pairs whose kind is known only at run time
@@ -265,7 +267,7 @@ class _FunctionWriter:
         fn = self.fn
         self.emit(1, f"def f{self.index}({', '.join(_r(p) for p in fn.blocks[0].params)}):")
         self.emit(2, "try:")
-        plans = plan_function(fn)
+        plans = self.plans
         if not self.multi:
             self.block_instructions(3, fn.blocks[0].instructions, plans[0])
         else:
@@ -289,8 +291,9 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     ensure_verified(image)
     callees: dict[str, str] = {}
     wanted: set[tuple[str, str]] = set()
-    for fn in image.functions:
-        for block, plan in zip(fn.blocks, plan_function(fn)):
+    plans = [plan_function(fn) for fn in image.functions]
+    for fn, fn_plans in zip(image.functions, plans):
+        for block, plan in zip(fn.blocks, fn_plans):
             wanted.update((block.instructions[i].callee, AWAITED)  # type: ignore[union-attr]
                           for i in plan.awaited - plan.dropped)
             wanted.update(plan.variants())
@@ -306,7 +309,7 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     signatures = callee_signatures(image)
     for i, fn in enumerate(image.functions):
         unproven = unproven_results(image, fn, signatures)
-        body.extend(_FunctionWriter(i, fn, callees, consts, unproven).write())
+        body.extend(_FunctionWriter(i, fn, callees, consts, unproven, plans[i]).write())
     head = ["def __make(K, C, G, R):"]
     if consts:
         head.append("    " + "".join(f"k{i}, " for i in range(len(consts))) + "= K")
