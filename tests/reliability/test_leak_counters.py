@@ -193,14 +193,22 @@ def program() -> bytes:
     return compiled("llvm-cpu", "async-internal")
 
 
+@pytest.fixture(scope="module")
+def handed_off() -> bytes:
+    """The program as coarse-fences functions, which await nothing inside: their work goes to
+    the local-task workers (a synchronous function's runs on the calling thread, which waits
+    for it anyway), so a call leaves the device with threads to end."""
+    return compiled("llvm-cpu", "async-external")
+
+
 def call_mul(ctx: weir.Context) -> None:
     out = ctx.lookup_function("mul")(np.ones(4, np.float32), np.full(4, 3, np.float32))
     assert out.tolist() == [3] * 4
 
 
-def test_closing_a_context_ends_the_threads_of_the_devices_it_owns(program: bytes) -> None:
+def test_closing_a_context_ends_the_threads_of_the_devices_it_owns(handed_off: bytes) -> None:
     before = settled()
-    ctx = weir.load([program], device=["local-task"])
+    ctx = weir.load([handed_off], device=["local-task"])
     call_mul(ctx)
     stats = ctx.devices[0].statistics
     mul = ctx.lookup_function("mul")
@@ -216,14 +224,14 @@ def test_closing_a_context_ends_the_threads_of_the_devices_it_owns(program: byte
     assert_back_to(before)
 
 
-def test_with_block_closes_and_devices_passed_in_stay_running(program: bytes) -> None:
+def test_with_block_closes_and_devices_passed_in_stay_running(handed_off: bytes) -> None:
     instance = weir.Instance()
     shared = instance.create_device("local-task")
-    with weir.load([program], device="local-task") as owned_ctx:
+    with weir.load([handed_off], device="local-task") as owned_ctx:
         call_mul(owned_ctx)
         owned = owned_ctx.devices[0].statistics
         with weir.Context(instance, devices=[shared],
-                          modules=[weir.load_module_bytes(program)]) as borrowing:
+                          modules=[weir.load_module_bytes(handed_off)]) as borrowing:
             call_mul(borrowing)
     assert owned.threads.alive == 0
     assert shared.statistics.threads.alive > 0  # the caller's device: the caller shuts it down

@@ -94,7 +94,10 @@ def replay_memoized(cb: CommandBuffer, runner: WorkgroupRunner,
     addresses = plan.addresses_if_fits(table)  # None: some buffer does not fit
     if addresses is None:
         return None
-    run_native(batch, addresses, runner)
+    if batch.shared:  # `run_native`, written out on every call's path
+        batch.run_shared(runner.share, addresses)
+    else:
+        batch.run(addresses)
     return batch
 
 

@@ -13,6 +13,7 @@ order it fails at its turn with its own message, after the work before it has ru
 from __future__ import annotations
 
 import array
+from ctypes import addressof, c_char
 from typing import Callable, Sequence, Union
 
 
@@ -191,7 +192,11 @@ class ReusablePlan:
                 return None
             address = buffer._address
             if address is None:  # first use of a fresh buffer (`Buffer.address`, inlined)
-                address = buffer._address = address_of(buffer.data)
+                try:  # `address_of`, inlined too: every call's buffers are fresh
+                    address = addressof(c_char.from_buffer(buffer.data))
+                except (TypeError, ValueError):
+                    address = address_of(buffer.data)
+                buffer._address = address
             append(address)
         if not addresses:
             append(0)

@@ -83,6 +83,22 @@ class Device(ABC):
                       bindings: tuple[Buffer, ...] | None = None) -> None:
         """`bindings`: the binding table of reusable command buffers, a buffer per slot."""
 
+    def queue_execute_awaited(self, wait: Fence | None, signal: Fence,
+                              command_buffers: Sequence[CommandBuffer],
+                              bindings: tuple[Buffer, ...] | None = None) -> None:
+        """`queue_execute` for a caller that waits on `signal` right after and does nothing
+        meanwhile (vm/awaited_executes.py): a driver may run work that is ready now on the
+        calling thread rather than wake another to run it. By default, `queue_execute`."""
+        self.queue_execute(wait, signal, command_buffers, bindings)
+
+    def execute_now(self, wait: Fence | None, command_buffers: Sequence[CommandBuffer],
+                    bindings: tuple[Buffer, ...] | None = None) -> bool:
+        """An execute the caller awaits at once with a fence no one else sees: True when the
+        device ran it to its end on the calling thread (raising `RuntimeFault` with what its
+        signal fence would have failed with, counted as that execute would be); False, with
+        nothing done, when it cannot (the caller then submits it with a fence and waits)."""
+        return False
+
     @abstractmethod
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
                    dst: Buffer, dst_offset: int, length: int) -> None: ...

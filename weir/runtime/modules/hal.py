@@ -20,8 +20,9 @@ from weir.runtime.hal.device import Device
 from weir.runtime.hal.element_types import numpy_dtype
 from weir.runtime.hal.executable import Executable
 from weir.runtime.hal.fence import Fence
+from weir.runtime.vm.awaited_executes import AWAITED, NOW
 from weir.runtime.vm.context import Context
-from weir.runtime.vm.native_module import CallerInfo, NativeModule, export
+from weir.runtime.vm.native_module import CallerInfo, NativeModule, export, variant_of
 
 
 class HalState:
@@ -286,19 +287,22 @@ class HalModule(NativeModule):
             _fence_or_none(wait, f, "wait"), _expect(signal, Fence, f, "signal"),
             _expect(buffer, Buffer, f, "buffer"))
 
+    # `awaited` (the variants below): the caller awaits `signal` right after
+    # (vm/awaited_executes.py), so the device may run work that is ready now on this thread.
     @export("0rrrr_", name="device.queue.execute", arity_only=True)
     def queue_execute(self, state: HalState, device: Any, wait: Any, signal: Any,
-                      cbs: tuple[CommandBuffer, ...]) -> None:
+                      cbs: tuple[CommandBuffer, ...], awaited: bool = False) -> None:
         f = "device.queue.execute"
         if type(device) not in _DEVICE_CLASSES:
             _device(device, f)
-        device.queue_execute(
+        (device.queue_execute_awaited if awaited else device.queue_execute)(
             _fence_or_none(wait, f, "wait"),
             signal if type(signal) is Fence else _expect(signal, Fence, f, "signal"), tuple(cbs))
 
     @export("0rrrrr_", name="device.queue.execute.indirect", arity_only=True)
     def queue_execute_indirect(self, state: HalState, device: Any, wait: Any, signal: Any,
-                               cb: Any, bindings: tuple[Buffer, ...]) -> None:
+                               cb: Any, bindings: tuple[Buffer, ...],
+                               awaited: bool = False) -> None:
         f = "device.queue.execute.indirect"
         if type(device) not in _DEVICE_CLASSES:
             _device(device, f)
@@ -306,10 +310,59 @@ class HalModule(NativeModule):
             _expect(cb, CommandBuffer, f, "command buffer")
         if cb.binding_count is None:
             raise RuntimeFault(f"hal.{f}: the command buffer is not reusable")
-        device.queue_execute(
+        (device.queue_execute_awaited if awaited else device.queue_execute)(
             _fence_or_none(wait, f, "wait"),
             signal if type(signal) is Fence else _expect(signal, Fence, f, "signal"), (cb,),
             tuple(bindings))
+
+    @variant_of("device.queue.execute", AWAITED)
+    def queue_execute_awaited(self, state: HalState, device: Any, wait: Any, signal: Any,
+                              cbs: tuple[CommandBuffer, ...]) -> None:
+        self.queue_execute(state, device, wait, signal, cbs, True)
+
+    @variant_of("device.queue.execute.indirect", AWAITED)
+    def queue_execute_indirect_awaited(self, state: HalState, device: Any, wait: Any,
+                                       signal: Any, cb: Any,
+                                       bindings: tuple[Buffer, ...]) -> None:
+        self.queue_execute_indirect(state, device, wait, signal, cb, bindings, True)
+
+    @variant_of("device.queue.execute", NOW)
+    def queue_execute_now(self, state: HalState, fence_device: Any, device: Any, wait: Any,
+                          cbs: tuple[CommandBuffer, ...], timeout_ms: int) -> None:
+        """`fence.create(fence_device)`, `device.queue.execute` signalling that fence, and
+        `fence.await(timeout_ms)` of it, in one (vm/awaited_executes.py)."""
+        if type(fence_device) not in _DEVICE_CLASSES:
+            _device(fence_device, "fence.create")
+        f = "device.queue.execute"
+        if type(device) not in _DEVICE_CLASSES:
+            _device(device, f)
+        wait = _fence_or_none(wait, f, "wait")
+        cbs = tuple(cbs)
+        if not device.execute_now(wait, cbs):
+            signal = Fence.create()
+            device.queue_execute_awaited(wait, signal, cbs)
+            self.fence_await(state, timeout_ms, (signal,))
+
+    @variant_of("device.queue.execute.indirect", NOW)
+    def queue_execute_indirect_now(self, state: HalState, fence_device: Any, device: Any,
+                                   wait: Any, cb: Any, bindings: tuple[Buffer, ...],
+                                   timeout_ms: int) -> None:
+        """`fence.create(fence_device)`, `device.queue.execute.indirect` signalling that fence,
+        and `fence.await(timeout_ms)` of it, in one (vm/awaited_executes.py)."""
+        if type(fence_device) not in _DEVICE_CLASSES:
+            _device(fence_device, "fence.create")
+        f = "device.queue.execute.indirect"
+        if type(device) not in _DEVICE_CLASSES:
+            _device(device, f)
+        if type(cb) is not CommandBuffer:
+            _expect(cb, CommandBuffer, f, "command buffer")
+        if cb.binding_count is None:
+            raise RuntimeFault(f"hal.{f}: the command buffer is not reusable")
+        wait = _fence_or_none(wait, f, "wait")
+        if not device.execute_now(wait, (cb,), tuple(bindings)):
+            signal = Fence.create()
+            device.queue_execute_awaited(wait, signal, (cb,), tuple(bindings))
+            self.fence_await(state, timeout_ms, (signal,))
 
     @export("0rrr_", name="device.queue.barrier", arity_only=True)
     def queue_barrier(self, state: HalState, device: Any, wait: Any, signal: Any) -> None:

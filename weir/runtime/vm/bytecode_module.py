@@ -38,6 +38,10 @@ class BytecodeModule(Module):
         return self.image.dependencies
 
     @property
+    def variant_imports(self) -> tuple[tuple[str, str, str], ...]:
+        return self.translated.variants
+
+    @property
     def exports(self) -> Mapping[str, ExportInfo]:
         return self._exports
 
@@ -65,7 +69,9 @@ class _BytecodeInstance(ModuleInstance):
         image = module.image
         self.module = module
         self.globals: list[Any] = [g.initial for g in image.globals]
-        table = [imports.get(name) or _missing_optional(name) for name in module.translated.imports]
+        bases = {name: base for name, base, _ in module.translated.variants}
+        table = [imports.get(name) or _missing_optional(bases.get(name, name))
+                 for name in module.translated.imports]
         rodata = tuple(image.segments[r.segment] for r in image.rodata)
         self.functions = instantiate_functions(module.translated, table, self.globals, rodata)
 

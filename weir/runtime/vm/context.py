@@ -23,6 +23,7 @@ from typing import Iterable, Self, Sequence
 from weir.errors import LoadError, UsageError
 from weir.format.image import ImportDef
 from weir.runtime.hal.device import Device
+from weir.runtime.vm.awaited_executes import AWAITED
 from weir.runtime.vm.instance import Instance
 from weir.runtime.vm.module import ExportInfo, Module, ModuleInstance, VMCallable
 
@@ -98,6 +99,14 @@ class Context:
             fn = self._resolve(module, imp)
             if fn is not None:
                 resolved[imp.name] = fn
+        for name, base, variant in module.variant_imports:
+            if base in resolved:
+                target, _, fn_name = base.partition(".")
+                fn = self._instances[target].variant(fn_name, variant, module)
+                if fn is None and variant != AWAITED:  # only `awaited` takes the import's args
+                    raise LoadError(f"module '{target}' has no '{variant}' form of "
+                                    f"'{fn_name}', which module '{module.name}' calls")
+                resolved[name] = fn or resolved[base]
         inst = module.instantiate(self, resolved)
         self._modules[module.name] = module
         self._instances[module.name] = inst

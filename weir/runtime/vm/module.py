@@ -42,6 +42,12 @@ class ModuleInstance(ABC):
         """The callable for export `name`; `caller` is the importing module (None from the API),
         which functions that act on the caller's image (hal.executable.create) are bound to."""
 
+    def variant(self, name: str, variant: str, caller: Module | None) -> VMCallable | None:
+        """A form of export `name` for one known use by `caller` (`awaited`: its signal fence
+        is awaited right after; vm/awaited_executes.py), or None when the module has none and
+        the export itself serves."""
+        return None
+
     def initialize(self) -> None:
         """Runs once after linking (a bytecode module's initializer)."""
 
@@ -57,6 +63,13 @@ class Module(ABC):
 
     @property
     def dependencies(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def variant_imports(self) -> tuple[tuple[str, str, str], ...]:
+        """(name, import, variant): the forms of its imports the module calls besides the
+        imports themselves, each resolved to the variant where the imported module has one,
+        else to the import."""
         return ()
 
     @property

@@ -76,6 +76,16 @@ def export(cconv: str, *, name: str | None = None, model: CallModel = "sync",
     return mark
 
 
+def variant_of(name: str, variant: str) -> Callable[[F], F]:
+    """Marks a method as the `variant` form of export `name` (`ModuleInstance.variant`): not an
+    export of its own; linked as the export is, its faults named after the export. What it
+    takes is the variant's to define (vm/awaited_executes.py)."""
+    def mark(fn: F) -> F:
+        fn.__weir_variant__ = (name, variant)  # type: ignore[attr-defined]
+        return fn
+    return mark
+
+
 class NativeModule(Module):
     module_name: ClassVar[str] = ""
     # Whether what each method returns is checked against its signature (native_results.py).
@@ -90,7 +100,11 @@ class NativeModule(Module):
             raise TypeError(f"{type(self).__name__}.module_name must be a non-empty name without '.'")
         self._methods: dict[str, tuple[str, _ExportSpec]] = {}
         self._exports: dict[str, ExportInfo] = {}
+        self._variants: dict[tuple[str, str], str] = {}
         for attr in dir(type(self)):
+            variant = getattr(getattr(type(self), attr, None), "__weir_variant__", None)
+            if variant is not None:
+                self._variants[variant] = attr
             spec = getattr(getattr(type(self), attr, None), "__weir_export__", None)
             if isinstance(spec, _ExportSpec):
                 export_name = spec.name or attr
@@ -121,7 +135,17 @@ class _NativeInstance(ModuleInstance):
         self.state = state
 
     def function(self, name: str, caller: Module | None) -> VMCallable:
-        attr, spec = self.module._methods[name]
+        return self._link(self.module._methods[name][0], name, caller)
+
+    def variant(self, name: str, variant: str, caller: Module | None) -> VMCallable | None:
+        attr = self.module._variants.get((name, variant))
+        if attr is None or name not in self.module._methods:
+            return None
+        return self._link(attr, name, caller)
+
+    def _link(self, attr: str, name: str, caller: Module | None) -> VMCallable:
+        """The callable of method `attr`, linked as export `name` is."""
+        spec = self.module._methods[name][1]
         leading = (self.state, CallerInfo(caller or self.module, self.context)) \
             if spec.pass_caller else (self.state,)
         qualified = f"{self.module.name}.{name}"

@@ -57,6 +57,7 @@ from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.hal.fence import Fence
 from weir.runtime.vm import scalar_helpers
+from weir.runtime.vm.awaited_executes import AWAITED, NOW, BlockPlan, plan_function, variant_name
 from weir.runtime.vm.bare_imports import name_import_fault
 from weir.runtime.vm.scalar_arith import arith_function
 
@@ -97,9 +98,11 @@ class TranslatedModule:
     source: str
     code: CodeType
     constants: tuple[Any, ...]
-    imports: tuple[str, ...]  # order of the `C` table
+    imports: tuple[str, ...]  # order of the `C` table: the image's imports, then `variants`
     functions: tuple[str, ...]  # names, for the deadline's message (never in the source)
     module: str
+    # (name in the table, import it is a form of, variant): awaited_executes.py
+    variants: tuple[tuple[str, str, str], ...] = ()
 
 
 def _r(n: int) -> str:
@@ -108,9 +111,11 @@ def _r(n: int) -> str:
 
 class _FunctionWriter:
     def __init__(self, index: int, fn: FunctionDef, callees: dict[str, str],
-                 consts: list[Any], unproven: set[tuple[int, int]]) -> None:
+                 consts: list[Any], unproven: set[tuple[int, int]],
+                 plans: list[BlockPlan]) -> None:
         self.index = index
         self.fn = fn
+        self.plans = plans  # per block: its executes awaited at once (awaited_executes.py)
         self.callees = callees
         self.consts = consts
         self.unproven = unproven  # (register, result) pairs whose kind is known only at run time
@@ -146,14 +151,30 @@ class _FunctionWriter:
         if not (last and block == self.block + 1):
             self.emit(indent, "continue")
 
-    def instruction(self, indent: int, ins: Instruction) -> None:  # noqa: C901
+    def block_instructions(self, indent: int, instructions: tuple[Instruction, ...],
+                           plan: BlockPlan) -> None:
+        """The block's instructions, its executes awaited at once called through their
+        variants (awaited_executes.py)."""
+        for i, ins in enumerate(instructions):
+            fused = plan.fused.get(i)
+            if fused is not None:
+                callee = self.callees[variant_name(fused.execute.callee, NOW)]
+                self.emit(indent, f"{callee}({', '.join(self.operand(a) for a in fused.args)})")
+            elif i not in plan.dropped:
+                self.instruction(indent, ins, i in plan.awaited)
+
+    def instruction(self, indent: int, ins: Instruction,  # noqa: C901
+                    awaited: bool = False) -> None:
+        """`awaited`: a call of an execute whose signal fence the next call awaits, made
+        through the execute's awaited variant."""
         e = lambda text: self.emit(indent, text)  # noqa: E731
         if isinstance(ins, Const):
             e(f"{_r(ins.dst)} = {self.const(ins.value)}")
         elif isinstance(ins, Move):
             e(f"{_r(ins.dst)} = {_r(ins.src)}")
         elif isinstance(ins, Call):
-            call = f"{self.callees[ins.callee]}({', '.join(self.operand(a) for a in ins.args)})"
+            callee = self.callees[variant_name(ins.callee, AWAITED) if awaited else ins.callee]
+            call = f"{callee}({', '.join(self.operand(a) for a in ins.args)})"
             if not ins.dsts:
                 e(call)
             elif len(ins.dsts) == 1:
@@ -246,9 +267,9 @@ class _FunctionWriter:
         fn = self.fn
         self.emit(1, f"def f{self.index}({', '.join(_r(p) for p in fn.blocks[0].params)}):")
         self.emit(2, "try:")
+        plans = self.plans
         if not self.multi:
-            for ins in fn.blocks[0].instructions:
-                self.instruction(3, ins)
+            self.block_instructions(3, fn.blocks[0].instructions, plans[0])
         else:
             self.emit(3, "blk = 0")
             self.emit(3, f"tick = {TICKS}")
@@ -256,8 +277,7 @@ class _FunctionWriter:
             for b, block in enumerate(fn.blocks):
                 self.block = b
                 self.emit(4, f"if blk == {b}:")
-                for ins in block.instructions:
-                    self.instruction(5, ins)
+                self.block_instructions(5, block.instructions, plans[b])
         self.emit(2, "except H_any:")  # Exception: Ctrl-C and exits pass untouched
         self.emit(3, "H_fault()")
         self.emit(3, "raise")
@@ -270,7 +290,16 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     source holds only the closed instruction set's text and verified integers."""
     ensure_verified(image)
     callees: dict[str, str] = {}
-    imports = tuple(i.name for i in image.imports)
+    wanted: set[tuple[str, str]] = set()
+    plans = [plan_function(fn) for fn in image.functions]
+    for fn, fn_plans in zip(image.functions, plans):
+        for block, plan in zip(fn.blocks, fn_plans):
+            wanted.update((block.instructions[i].callee, AWAITED)  # type: ignore[union-attr]
+                          for i in plan.awaited - plan.dropped)
+            wanted.update(plan.variants())
+    variants = tuple((variant_name(base, variant), base, variant)
+                     for base, variant in sorted(wanted))
+    imports = tuple(i.name for i in image.imports) + tuple(v[0] for v in variants)
     for i, name in enumerate(imports):
         callees[name] = f"c{i}"
     for i, fn in enumerate(image.functions):
@@ -280,7 +309,7 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     signatures = callee_signatures(image)
     for i, fn in enumerate(image.functions):
         unproven = unproven_results(image, fn, signatures)
-        body.extend(_FunctionWriter(i, fn, callees, consts, unproven).write())
+        body.extend(_FunctionWriter(i, fn, callees, consts, unproven, plans[i]).write())
     head = ["def __make(K, C, G, R):"]
     if consts:
         head.append("    " + "".join(f"k{i}, " for i in range(len(consts))) + "= K")
@@ -293,7 +322,7 @@ def translate_module(image: ModuleImage) -> TranslatedModule:
     except (SyntaxError, RecursionError, ValueError, MemoryError) as e:
         raise ModuleFormatError(f"module '{image.name}': VM code cannot be translated: {e}") from None
     return TranslatedModule(source, code, tuple(consts), imports,
-                            tuple(fn.name for fn in image.functions), image.name)
+                            tuple(fn.name for fn in image.functions), image.name, variants)
 
 
 def _result_checks(translated: TranslatedModule) -> dict[str, Callable[[Any, int, int], Any]]:

@@ -72,6 +72,37 @@ class LocalSyncDevice(LocalDevice):
                 or type(signal) is not Fence:
             super().queue_execute(wait, signal, command_buffers, bindings)
             return
+        failure = self._execute_inline(command_buffers, bindings)
+        if failure is not None:
+            self._fail(signal, failure)
+            return
+        self._statistics.shard().completed += 1
+        try:
+            signal.signal()
+        except RuntimeFault:
+            self._statistics.record_signal_refused()
+            raise
+
+    # Everything already runs on the calling thread.
+    queue_execute_awaited = queue_execute
+
+    def execute_now(self, wait: Fence | None, command_buffers: Sequence[CommandBuffer],
+                    bindings: tuple[Buffer, ...] | None = None) -> bool:
+        """`queue_execute` with nothing to wait for and no fence to signal: the failure the
+        fence would carry is raised instead."""
+        if not (wait is None or type(wait) is Fence and not wait._points):
+            return False
+        failure = self._execute_inline(command_buffers, bindings)
+        if failure is not None:
+            self._statistics.record_failed()
+            raise RuntimeFault(failure)
+        self._statistics.shard().completed += 1
+        return True
+
+    def _execute_inline(self, command_buffers: Sequence[CommandBuffer],
+                        bindings: tuple[Buffer, ...] | None) -> str | None:
+        """Counts the execute as submitted and runs it (in the in-flight record meanwhile);
+        its failure message, or None. The caller counts the outcome."""
         statistics = self._statistics
         shard = statistics.shard()
         shard.submitted["execute"] += 1
@@ -81,20 +112,10 @@ class LocalSyncDevice(LocalDevice):
             execute_command_buffers(tuple(command_buffers), statistics, self._workgroups,
                                     bindings)
         except Exception as e:
-            failure: str | None = failure_message(_EXECUTE, e)
-        else:
-            failure = None
+            return failure_message(_EXECUTE, e)
         finally:  # before the signal, as on local-task
             statistics.record_ended(op)
-        if failure is not None:
-            self._fail(signal, failure)
-            return
-        shard.completed += 1
-        try:
-            signal.signal()
-        except RuntimeFault:
-            statistics.record_signal_refused()
-            raise
+        return None
 
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
         if not isinstance(signal, Fence):

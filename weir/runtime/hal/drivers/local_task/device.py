@@ -28,9 +28,11 @@ from weir.runtime.hal.drivers.local_task.options import LocalTaskOptions
 from weir.runtime.hal.drivers.local_task.workers import WorkerPool
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
+from weir.runtime.hal.queue_work import run_work
 from weir.runtime.hal.workgroups import ParallelWorkgroups
 
 _SHUTDOWN = "{what}: device shut down before the operation ran"
+_EXECUTE = "queue execute"
 _ids = itertools.count()
 
 
@@ -96,7 +98,55 @@ class LocalTaskDevice(LocalDevice):
         work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups, bindings)
         self._submit("execute", wait, signal, work)
 
-    def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork) -> None:
+    def queue_execute_awaited(self, wait: Fence | None, signal: Fence,
+                              command_buffers: Sequence[CommandBuffer],
+                              bindings: tuple[Buffer, ...] | None = None) -> None:
+        """Work that is ready now runs on the calling thread, which would only block until a
+        worker had run it (its workgroups still spread over the device's workgroup threads);
+        work with a wait still pending is queued as usual, and the caller's wait helps."""
+        try:
+            ready = wait is None or type(wait) is Fence and wait._all_reached()
+        except RuntimeFault:  # a failed wait: the usual path fails the signal with it
+            ready = False
+        if not ready:
+            self.queue_execute(wait, signal, command_buffers, bindings)
+            return
+        work = ExecuteWork(tuple(command_buffers), self._statistics, self._workgroups, bindings)
+        self._statistics.record_submitted("execute")
+        self._enqueue(_EXECUTE, wait, signal, work, _run_here)
+
+    def execute_now(self, wait: Fence | None, command_buffers: Sequence[CommandBuffer],
+                    bindings: tuple[Buffer, ...] | None = None) -> bool:
+        """Work with nothing to wait for runs on the calling thread (its workgroups still spread
+        over the workgroup threads), held in the in-flight record meanwhile, counted and failed
+        as the operation `queue_execute` makes would be."""
+        if not (wait is None or type(wait) is Fence and not wait._points):
+            return False
+        statistics = self._statistics
+        statistics.record_submitted("execute")
+        if self._stopped:
+            statistics.record_failed()
+            raise RuntimeFault(_SHUTDOWN.format(what=_EXECUTE))
+        work = ExecuteWork(tuple(command_buffers), statistics, self._workgroups, bindings)
+        op = _InlineExecute(work, self._name)
+        statistics.record_started(op)
+        try:
+            failure = run_work(_EXECUTE, work)
+        except BaseException:  # Ctrl-C in the work: the execute ends, failed, as on a worker
+            statistics.record_ended(op)
+            statistics.record_failed()
+            raise
+        statistics.record_ended(op)
+        if failure is not None:
+            statistics.record_failed()
+            raise RuntimeFault(failure)
+        statistics.record_completed()
+        return True
+
+    def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork,
+                 on_ready: Callable[[Operation], None] | None = None) -> None:
+        """`on_ready`: what runs the operation once its waits are met (default: `_ready`, a
+        worker)."""
         if not isinstance(signal, Fence):
             self._statistics.record_failed()
             raise RuntimeFault(f"{what}: the signal fence is missing")  # nowhere else to say it
@@ -108,7 +158,7 @@ class LocalTaskDevice(LocalDevice):
             self._statistics.record_failed()
             signal.fail(_SHUTDOWN.format(what=what))
             return
-        op = Operation(what, signal, work, self._ready, keepalive=self,
+        op = Operation(what, signal, work, on_ready or self._ready, keepalive=self,
                        statistics=self._statistics, origin=self._name)
         if op.arm(wait) and not self._monitor.track(op):
             op.expire(_SHUTDOWN.format(what=what))  # shut down while submitting
@@ -119,3 +169,22 @@ class LocalTaskDevice(LocalDevice):
             op.finish(None)
         elif not self._pool.submit(op):
             op.finish(_SHUTDOWN.format(what=op.what))
+
+
+def _run_here(op: Operation) -> None:
+    """Runs an operation that was ready when submitted on the submitting thread."""
+    op.run()
+
+
+class _InlineExecute:
+    """What the in-flight record holds while `execute_now` runs: described as the operation
+    `queue_execute` makes is."""
+
+    __slots__ = ("work", "origin")
+
+    def __init__(self, work: ExecuteWork, origin: str) -> None:
+        self.work = work
+        self.origin = origin
+
+    def describe(self) -> str:
+        return f"{_EXECUTE} [{', '.join(self.work.dispatch_names())}] on {self.origin}"
