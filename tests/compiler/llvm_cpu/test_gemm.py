@@ -16,7 +16,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from weir.compiler.targets.llvm_cpu.gemm import get_gemm
+from weir.compiler.targets.llvm_cpu.gemm import _blocking, get_gemm
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.target import Jit
 from weir.errors import UsageError
@@ -262,3 +262,15 @@ def test_declared_once_per_module_and_kinds_share_a_module() -> None:
 def test_unsupported_kinds_are_refused(kinds: tuple[str, str, str]) -> None:
     with pytest.raises(UsageError, match="gemm"):
         get_gemm(ir.Module("refused"), resolve_cpu("host"), *kinds)
+
+
+@pytest.mark.parametrize("cpu_name", ["x86-64", "x86-64-v3", "x86-64-v4"])
+@pytest.mark.parametrize("acc", ["f32", "i32", "f64"])
+def test_packed_block_of_b_fits_half_the_smallest_l2(cpu_name: str, acc: str) -> None:
+    """The kc x nc block of B is read again for every row panel: it must stay in L2 beside
+    the C and A lines passing through, which a block the size of a Zen core's whole 512 KiB
+    L2 does not."""
+    blocking = _blocking(resolve_cpu(cpu_name), acc)
+    element_bytes = np.dtype(DTYPES[acc]).itemsize
+    assert blocking.kc * blocking.nc * element_bytes <= 256 * 1024
+    assert blocking.nc % blocking.nr == 0 and blocking.nc >= 4 * blocking.nr

@@ -71,13 +71,15 @@ def _blocking(cpu: CpuTarget, acc: str) -> _Blocking:
     """AVX-512 has 32 vector registers: a 12 x 2-vector tile holds 24 accumulators, the two
     vectors of B and a broadcast. Narrower targets have 16 registers, which fit 6 x 2. The
     mr x kc panel of A (12 KiB) stays in L1 (32 KiB) while the kc x NR micro-panels of B stream
-    past it from the packed kc x nc block of B (512 KiB), which stays in L2 (1 MiB on server
-    parts): 1 KiB of depth and 2 KiB of width, whatever the element size. The packed block of
-    A (mc rows) only needs to stay in L3."""
+    past it from the packed kc x nc block of B, which must stay in L2 beside the lines of C
+    and A passing through: 1 KiB of depth and 1 KiB of width whatever the element size, 256
+    KiB of f32, half of the smallest L2 in use (AMD Zen 2 to 4); a block of twice that, the
+    whole of such an L2, is read again from L3 for every row panel. The packed block of A
+    (mc rows) only needs to stay in L3."""
     element_bytes = _BITS[acc] // 8
     return _Blocking(lanes=cpu.vector_bits // 8 // element_bytes,
                      mr=12 if cpu.vector_bits == 512 else 6, kc=1024 // element_bytes,
-                     nc=2048 // element_bytes, mc=512)
+                     nc=1024 // element_bytes, mc=512)
 
 
 class _Attributes(ir.FunctionAttributes):
