@@ -29,6 +29,7 @@ from weir.errors import UsageError
 _I8 = ir.IntType(8)
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
+_BOOL = ir.IntType(1)
 _VOID = ir.VoidType()
 _BYTES = _I8.as_pointer()
 
@@ -703,30 +704,47 @@ class Emitter:
     # -- the driver ---------------------------------------------------------------------------
 
     def gemm(self, from_zero: bool = False) -> ir.Function:
-        """The driver: `C += A @ B`, or with `from_zero` `C = A @ B`, C's old contents never
-        read (a product into a fill of zero, without the fill's pass over C and the first
-        depth block's loads of it)."""
-        blk = self.blk
+        """The entry point: `C += A @ B`, or with `from_zero` `C = A @ B`, C's old contents
+        never read (a product into a fill of zero, without the fill's pass over C and the first
+        depth block's loads of it). Both call one driver with the choice as an argument, so
+        that the variant costs three small tiles of code and compile time, not a second copy
+        of the driver."""
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
         fn = self._function(f"{self.name}{_FROM_ZERO if from_zero else ''}",
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
                              _I64], (3, 5, 7))
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        m, n, k, *_, c, ldc = fn.args
+        b.call(self._driver(), [*fn.args, ir.Constant(_BOOL, from_zero)])
+        b.ret_void()
+        return fn
+
+    def _driver(self) -> ir.Function:
+        existing = self._defined(f"{self.name}.driver")
+        if existing is not None:
+            return existing
+        blk = self.blk
+        pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
+        fn = self._function(f"{self.name}.driver",
+                            [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
+                             _I64, _BOOL], (3, 5, 7))
+        fn.attributes.add("noinline")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        *args, from_zero = fn.args
+        m, n, k, *_, c, ldc = args
         empty = b.or_(b.icmp_signed("<=", m, _i64(0)), b.icmp_signed("<=", n, _i64(0)))
         with b.if_then(b.not_(empty)):
             with b.if_else(b.icmp_signed("<=", k, _i64(0))) as (no_depth, depth):
                 with no_depth:
-                    if from_zero:
+                    with b.if_then(from_zero):
                         self._zero(b, m, n, c, ldc)
                 with depth:
                     with b.if_else(b.icmp_signed("<", n, _i64(2 * blk.lanes))) as (narrow, wide):
                         with narrow:
-                            if from_zero:  # few columns: zeroing them costs little
+                            with b.if_then(from_zero):  # few columns: zeroing them costs little
                                 self._zero(b, m, n, c, ldc)
-                            self._dot_products(b, *fn.args)
+                            self._dot_products(b, *args)
                         with wide:
-                            self._blocked(b, *fn.args, from_zero)
+                            self._blocked(b, *args, from_zero)
         b.ret_void()
         return fn
 
@@ -740,7 +758,7 @@ class Emitter:
 
     def _blocked(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, k_extent: ir.Value,
                  a: ir.Value, lda: ir.Value, bsrc: ir.Value, ldb: ir.Value, c: ir.Value,
-                 ldc: ir.Value, from_zero: bool) -> None:
+                 ldc: ir.Value, from_zero: ir.Value) -> None:
         """Loops: row blocks of mc; depth blocks of kc (balanced, so that K = 784 runs as
         4 x 196 rather than 3 x 256 + 16), their mc x kc block of A packed; column blocks of nc,
         their kc x nc block of B packed into L2; row panels of up to mr, their panel of A in
@@ -748,8 +766,7 @@ class Emitter:
         start from zero rather than C in the first depth block)."""
         blk = self.blk
         tiles = {rows: self.tile(rows) for rows in blk.row_steps}
-        first_tiles = {rows: self.tile(rows, True) for rows in blk.row_steps} if from_zero \
-            else tiles
+        first_tiles = {rows: self.tile(rows, True) for rows in blk.row_steps}
         pack_a, pack_b = self.pack_a(), self.pack_b()
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
         # Scratch is sized for this call, so that small calls stay small. The A block has
@@ -777,15 +794,12 @@ class Emitter:
                                     _at(b, b_pack, _mul(b, jr, kc)),
                                     _at(b, c_block, b.add(_mul(b, i, ldc), jr)), ldc, valid,
                                     width]
-                            if first_tiles is tiles:
-                                self._dispatch(b, tiles, rows, args)
-                            else:
-                                with b.if_else(b.icmp_signed("==", pc, _i64(0))) as (first,
-                                                                                    later):
-                                    with first:
-                                        self._dispatch(b, first_tiles, rows, args)
-                                    with later:
-                                        self._dispatch(b, tiles, rows, args)
+                            first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
+                            with b.if_else(first) as (from_zero_tiles, c_tiles):
+                                with from_zero_tiles:
+                                    self._dispatch(b, first_tiles, rows, args)
+                                with c_tiles:
+                                    self._dispatch(b, tiles, rows, args)
                     self._row_panels(b, mc, panel)
         self._release(b, raw)
 
