@@ -16,7 +16,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from weir.compiler.targets.llvm_cpu.gemm import get_gemm
+from weir.compiler.targets.llvm_cpu.gemm import _blocking, get_gemm
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.target import Jit
 from weir.errors import UsageError
@@ -46,13 +46,13 @@ class Gemm:
     """One compiled `weir_gemm_*`, called on 2-d numpy views with unit column strides."""
 
     def __init__(self, cpu_name: str, lhs: str, rhs: str, acc: str,
-                 poisoned_scratch: bool = False) -> None:
+                 poisoned_scratch: bool = False, from_zero: bool = False) -> None:
         cpu = resolve_cpu(cpu_name)
         module = ir.Module(f"gemm_{cpu_name}")
         module.triple = cpu.triple
         if poisoned_scratch:
             define_poisoning_malloc(module)
-        fn = get_gemm(module, cpu, lhs, rhs, acc)
+        fn = get_gemm(module, cpu, lhs, rhs, acc, from_zero)
         fn.linkage = "external"
         self.jit = Jit(module, cpu)
         self.fn: Callable[..., None] = _GEMM_TYPE(self.jit.address(fn.name))
@@ -90,8 +90,8 @@ def _row_stride(x: np.ndarray) -> int:
 
 
 @cache
-def compiled(cpu_name: str, lhs: str, rhs: str, acc: str) -> Gemm:
-    return Gemm(cpu_name, lhs, rhs, acc)
+def compiled(cpu_name: str, lhs: str, rhs: str, acc: str, from_zero: bool = False) -> Gemm:
+    return Gemm(cpu_name, lhs, rhs, acc, from_zero=from_zero)
 
 
 def random(kind: str, shape: tuple[int, int]) -> np.ndarray:
@@ -262,3 +262,50 @@ def test_declared_once_per_module_and_kinds_share_a_module() -> None:
 def test_unsupported_kinds_are_refused(kinds: tuple[str, str, str]) -> None:
     with pytest.raises(UsageError, match="gemm"):
         get_gemm(ir.Module("refused"), resolve_cpu("host"), *kinds)
+
+
+@pytest.mark.parametrize("cpu_name", ["x86-64", "x86-64-v3", "x86-64-v4"])
+@pytest.mark.parametrize("acc", ["f32", "i32", "f64"])
+def test_packed_block_of_b_fits_half_the_smallest_l2(cpu_name: str, acc: str) -> None:
+    """The kc x nc block of B is read again for every row panel: it must stay in L2 beside
+    the C and A lines passing through, which a block the size of a Zen core's whole 512 KiB
+    L2 does not."""
+    blocking = _blocking(resolve_cpu(cpu_name), acc)
+    element_bytes = np.dtype(DTYPES[acc]).itemsize
+    assert blocking.kc * blocking.nc * element_bytes <= 256 * 1024
+    assert blocking.nc % blocking.nr == 0 and blocking.nc >= 4 * blocking.nr
+
+
+@pytest.mark.parametrize("kinds", COMBINATIONS, ids="-".join)
+def test_from_zero_never_reads_c(kinds: tuple[str, str, str]) -> None:
+    """The `_from_zero` driver computes C = A @ B over C full of poison (NaN, or 99 for
+    integers) that would show if any of it were read, through both paths, every depth block
+    and K = 0 (C all zeros); the padding past each row of C is not written."""
+    lhs, rhs, acc = kinds
+    for m, n, k in EDGE_SHAPES + BLOCK_SHAPES + [(17, 33, 65), (41, 70, 300)]:
+        a, b = random(lhs, (m, k)), random(rhs, (k, n))
+        reference = expected(a, b, np.zeros((m, n), DTYPES[acc]))
+        c = padded(np.full((m, n), poison(acc), DTYPES[acc]), 3, -7777)
+        compiled("host", *kinds, from_zero=True)(padded(a, 2, poison(lhs)), b, c)
+        check(c, reference, a, b)
+        assert (c.base[:, n:] == -7777).all(), "the padding of C was written"
+
+
+def test_both_drivers_share_one_module() -> None:
+    """The accumulating and the from-zero driver in one module, their helpers emitted once,
+    each still computing its own sum."""
+    cpu = resolve_cpu("host")
+    module = ir.Module("both")
+    module.triple = cpu.triple
+    names = [get_gemm(module, cpu, "f32", "f32", "f32", from_zero).name
+             for from_zero in (False, True)]
+    assert names == ["weir_gemm_f32_f32_f32", "weir_gemm_f32_f32_f32_from_zero"]
+    for name in names:
+        module.globals[name].linkage = "external"
+    jit = Jit(module, cpu)
+    accumulate, start_from_zero = (_GEMM_TYPE(jit.address(name)) for name in names)
+    a, b = random("f32", (19, 70)), random("f32", (70, 45))
+    for fn, start in ((accumulate, 1.0), (start_from_zero, 0.0)):
+        c = np.ones((19, 45), np.float32)
+        fn(19, 45, 70, a.ctypes.data, 70, b.ctypes.data, 45, c.ctypes.data, 45)
+        check(c, expected(a, b, np.full((19, 45), start, np.float32)), a, b)

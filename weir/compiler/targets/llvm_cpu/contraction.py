@@ -14,6 +14,7 @@ reference target does. Type combinations the microkernel lacks run as plain i-k-
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -70,26 +71,37 @@ class Strided:
 
 
 def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Value,
-         a: Strided, bm: Strided, c: Strided, direct: bool = False) -> None:
-    """c += a @ bm, with c already in the accumulator type. `direct`: plain loops even where the
-    microkernel applies (tiny static products, for which its packing and scratch cost more than
-    the multiply-adds; LLVM unrolls the loops' constant bounds). Up to SMALL_M rows (decided at
-    run time when M is dynamic) B is read in place instead of packed."""
+         a: Strided, bm: Strided, c: Strided, direct: bool = False,
+         from_zero: bool = False) -> None:
+    """c += a @ bm, with c already in the accumulator type; with `from_zero`, c = a @ bm, c's
+    contents never read (the microkernel's own variant; the other kernels get c zeroed first).
+    `direct`: plain loops even where the microkernel applies (tiny static products, for which
+    its packing and scratch cost more than the multiply-adds; LLVM unrolls the loops' constant
+    bounds). Up to SMALL_M rows (decided at run time when M is dynamic) B is read in place
+    instead of packed."""
     types = (a.dtype, bm.dtype, c.dtype)
     if types in GEMM_TYPES and not direct:
         args = [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld]
         low.gemms.add(types)
+
+        def few_rows(fb: ir.IRBuilder) -> None:
+            if from_zero:
+                zero_block(fb, c, M, N)
+            fb.call(declare_gemv(low.module, types, False), args)
         if isinstance(M, ir.Constant):
-            kernel = declare_gemv(low.module, types, False) if M.constant <= SMALL_M else \
-                declare_gemm(low.module, types)
-            b.call(kernel, args)
+            if M.constant <= SMALL_M:
+                few_rows(b)
+            else:
+                b.call(declare_gemm(low.module, types, from_zero), args)
             return
         with b.if_else(b.icmp_signed("<=", M, I64(SMALL_M))) as (few, many):
             with few:
-                b.call(declare_gemv(low.module, types, False), args)
+                few_rows(b)
             with many:
-                b.call(declare_gemm(low.module, types), args)
+                b.call(declare_gemm(low.module, types, from_zero), args)
         return
+    if from_zero:
+        zero_block(b, c, M, N)
     acc = c.dtype
 
     def row(rb: ir.IRBuilder, i: ir.Value) -> None:
@@ -112,14 +124,38 @@ def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Va
     for_range(b, I64(0), M, row, "i")
 
 
-def gemm_name(types: tuple[str, str, str]) -> str:
-    return "weir_gemm_{}_{}_{}".format(*types)
+def zero_block(b: ir.IRBuilder, c: Strided, rows: ir.Value, cols: ir.Value) -> None:
+    """c[rows x cols] = +0 (what a fill with zero leaves), for kernels that only accumulate."""
+    def store(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        r, col = idx
+        at = bb.gep(c.ptr, [bb.add(bb.mul(r, c.ld), col)], inbounds=True)
+        s.store_element(bb, s.constant(c.dtype, 0), at, c.dtype)
+    for_nest(b, [(I64(0), rows), (I64(0), cols)], store, "zero")
 
 
-def declare_gemm(module: ir.Module, types: tuple[str, str, str]) -> ir.Function:
+def starts_from_zero(low: EntryLowering, init: ValueRef) -> bool:
+    """Whether a contraction's init is all +0 without being memory (a fill with zero, or an
+    empty tensor, which reads as zeros): the product may then overwrite its output instead of
+    filling it and adding to it. Not -0: a sum started from it may keep its sign."""
+    if init in low.memory:
+        return False
+    op = low.kv.ops[init[0]]
+    if isinstance(op, k.Empty):
+        return True
+    return isinstance(op, k.Fill) and isinstance(op.value, (int, float)) and \
+        op.value == 0 and math.copysign(1.0, op.value) > 0
+
+
+def gemm_name(types: tuple[str, str, str], from_zero: bool = False) -> str:
+    return "weir_gemm_{}_{}_{}".format(*types) + ("_from_zero" if from_zero else "")
+
+
+def declare_gemm(module: ir.Module, types: tuple[str, str, str],
+                 from_zero: bool = False) -> ir.Function:
     """The microkernel as an external symbol: its code is a separate object, compiled once per
-    compilation (`gemm_object`) and linked in when the executable loads."""
-    name = gemm_name(types)
+    compilation (`gemm_object`) and linked in when the executable loads; `from_zero`, its
+    variant that overwrites C."""
+    name = gemm_name(types, from_zero)
     existing = module.globals.get(name)
     if isinstance(existing, ir.Function):
         return existing
@@ -140,13 +176,14 @@ def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: boo
 
 @functools.cache
 def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
-    """Object code defining `gemm_name(types)` and the two few-rows kernels (`gemv_name`);
-    cached because it depends on nothing else, and building and optimising it costs more than
-    most dispatches."""
+    """Object code defining `gemm_name(types)`, its from-zero variant and the two few-rows
+    kernels (`gemv_name`); cached because it depends on nothing else, and building and
+    optimising it costs more than most dispatches."""
     from weir.compiler.targets.llvm_cpu.target import compile_module
     module = ir.Module(name=gemm_name(types))
     module.triple = cpu.triple
-    get_gemm(module, cpu, *types).linkage = ""  # external: the entry objects call them
+    for from_zero in (False, True):  # external: the entry objects call them
+        get_gemm(module, cpu, *types, from_zero).linkage = ""
     for transposed in (False, True):
         get_gemv(module, cpu, *types, transposed).linkage = ""
     return compile_module(module, cpu)
@@ -193,10 +230,11 @@ Span = tuple[ir.Value, ir.Value]  # [begin, end)
 
 def accumulate_into(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, dest: Memory,
                     prefix: list[ir.Value], rows: Span, cols: Span,
-                    acc: str) -> tuple[Strided, bool]:
+                    acc: str, fill: bool = True) -> tuple[Strided, bool]:
     """Memory holding the block init[prefix][rows, cols] in the accumulator type: the
     destination itself when it has that type, else scratch that `copy_back` must store (second
-    result True)."""
+    result True). Without `fill`, the memory is left as it is, for a product that overwrites
+    it."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     (lo, hi), (c0, c1) = rows, cols
     direct = dest.dtype == acc
@@ -205,7 +243,7 @@ def accumulate_into(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, dest: M
     else:
         width = b.sub(c1, c0)
         target = Strided(low.scratch_memory(b, acc, [b.sub(hi, lo), width]).ptr, width, acc)
-    if not (direct and low.memory.get(init) is dest):
+    if fill and not (direct and low.memory.get(init) is dest):
         def fill(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
             r, c = idx
             at_init = prefix + [bb.add(r, lo), bb.add(c, c0)]
@@ -287,8 +325,12 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
     direct = isinstance(m_dim, int) and isinstance(n_dim, int) and isinstance(k_dim, int) and \
         m_dim * n_dim * k_dim <= DIRECT_MACS
 
+    # A product into zeros overwrites its block instead: no pass to fill it, no loads of it.
+    from_zero = starts_from_zero(low, init)
+
     def block(bb: ir.IRBuilder, prefix: list[ir.Value], rows: Span, cols: Span) -> None:
-        c, scratch = accumulate_into(low, bb, init, dest, prefix, rows, cols, acc)
+        c, scratch = accumulate_into(low, bb, init, dest, prefix, rows, cols, acc,
+                                     fill=not from_zero)
         a = _rows_in_memory(low, bb, lhs, prefix, *rows)
         m, width = _extent(bb, rows), _extent(bb, cols)
         view = None if direct else _rhs_in_place(low, bb, rhs, prefix, cols[0])
@@ -298,6 +340,8 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
             if types in GEMM_TYPES and isinstance(m, ir.Constant) and m.constant <= SMALL_M:
                 low.gemms.add(types)
                 bt = view[0]
+                if from_zero:
+                    zero_block(bb, c, m, width)
                 bb.call(declare_gemv(low.module, types, True),
                         [m, width, K, a.ptr, a.ld, bt.ptr, bt.ld, c.ptr, c.ld])
             else:
@@ -305,9 +349,10 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
         if view is None:
             rb = _rows_in_memory(low, bb, rhs, prefix, I64(0), K)
             gemm(low, bb, m, width, K, a,
-                 Strided(bb.gep(rb.ptr, [cols[0]], inbounds=True), rb.ld, rb.dtype), c, direct)
+                 Strided(bb.gep(rb.ptr, [cols[0]], inbounds=True), rb.ld, rb.dtype), c, direct,
+                 from_zero)
         elif not view[1]:
-            gemm(low, bb, m, width, K, a, view[0], c, direct)
+            gemm(low, bb, m, width, K, a, view[0], c, direct, from_zero)
         if scratch:
             copy_back(low, bb, c, dest, prefix, rows, cols)
         finish_block(low, bb, n, [(i, bb.add(i, I64(1))) for i in prefix] + [rows, cols])

@@ -29,6 +29,7 @@ from weir.errors import UsageError
 _I8 = ir.IntType(8)
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
+_BOOL = ir.IntType(1)
 _VOID = ir.VoidType()
 _BYTES = _I8.as_pointer()
 
@@ -43,6 +44,7 @@ _FLOATS = frozenset({"f64", "f32", "f16", "bf16"})
 _INPUTS = frozenset({"f64", "f32", "f16", "bf16", "i8"})
 _ACCUMULATORS = frozenset({"f64", "f32", "i32"})
 _LINE_BYTES = 64
+_FROM_ZERO = "_from_zero"  # the suffix of the driver that starts from zero instead of C
 
 
 @dataclass(frozen=True)
@@ -71,13 +73,15 @@ def _blocking(cpu: CpuTarget, acc: str) -> _Blocking:
     """AVX-512 has 32 vector registers: a 12 x 2-vector tile holds 24 accumulators, the two
     vectors of B and a broadcast. Narrower targets have 16 registers, which fit 6 x 2. The
     mr x kc panel of A (12 KiB) stays in L1 (32 KiB) while the kc x NR micro-panels of B stream
-    past it from the packed kc x nc block of B (512 KiB), which stays in L2 (1 MiB on server
-    parts): 1 KiB of depth and 2 KiB of width, whatever the element size. The packed block of
-    A (mc rows) only needs to stay in L3."""
+    past it from the packed kc x nc block of B, which must stay in L2 beside the lines of C
+    and A passing through: 1 KiB of depth and 1 KiB of width whatever the element size, 256
+    KiB of f32, half of the smallest L2 in use (AMD Zen 2 to 4); a block of twice that, the
+    whole of such an L2, is read again from L3 for every row panel. The packed block of A
+    (mc rows) only needs to stay in L3."""
     element_bytes = _BITS[acc] // 8
     return _Blocking(lanes=cpu.vector_bits // 8 // element_bytes,
                      mr=12 if cpu.vector_bits == 512 else 6, kc=1024 // element_bytes,
-                     nc=2048 // element_bytes, mc=512)
+                     nc=1024 // element_bytes, mc=512)
 
 
 class _Attributes(ir.FunctionAttributes):
@@ -206,6 +210,11 @@ class Emitter:
             fn.args[index].add_attribute("noalias")
         return fn
 
+    def _defined(self, name: str) -> ir.Function | None:
+        """A helper already emitted into the module (by the other variant of the driver)."""
+        existing = self.module.globals.get(name)
+        return existing if isinstance(existing, ir.Function) else None
+
     def _declare(self, name: str, ftype: ir.FunctionType) -> ir.Function:
         existing = self.module.globals.get(name)
         if isinstance(existing, ir.Function):
@@ -269,17 +278,23 @@ class Emitter:
 
     # -- the register tile --------------------------------------------------------------------
 
-    def tile(self, rows: int) -> ir.Function:
+    def tile(self, rows: int, from_zero: bool = False) -> ir.Function:
         """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
         a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is
         loaded into the accumulators before the K loop and stored after it, so each element
         is `c = fma(a, b, c)` in k order, rounding at each step, across depth blocks too: the
         sum IREE computes, where a fresh zero partial added to C at the end would round
         differently. The next micro-panel's C is prefetched into L2 meanwhile, so that its
-        misses overlap this tile's arithmetic (into L1 it would not survive the stream of B)."""
+        misses overlap this tile's arithmetic (into L1 it would not survive the stream of B).
+        `from_zero`: C's old contents are not read, the accumulators start at +0 (what a fill
+        with zero would have put there)."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
+        name = f"{self.name}.tile{rows}{'.from_zero' if from_zero else ''}"
+        existing = self._defined(name)
+        if existing is not None:
+            return existing
         pointer = self.scalar.as_pointer()
-        fn = self._function(f"{self.name}.tile{rows}",
+        fn = self._function(name,
                             [_I64, pointer, pointer, pointer, _I64, _I64, _I64], (1, 2, 3))
         fn.attributes.add("noinline")
         kc, a, bp, c, ldc, valid, width = fn.args
@@ -288,7 +303,8 @@ class Emitter:
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
                 self._prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
-        zero = self._load_c(b, rows, valid, width, c_rows)
+        zero = [ir.Constant(self.vector, None)] * (rows * vectors) if from_zero else \
+            self._load_c(b, rows, valid, width, c_rows)
         # Two steps of k per iteration, after one on its own when kc is odd: the loop's own
         # instructions would otherwise take a tenth of what the front end can issue.
         entry = b.block
@@ -414,6 +430,9 @@ class Emitter:
         """Copy rows x kc of A into rows a_stride apart, and zero the rows that pad the last
         panel to a tile size: whatever they hold reaches only accumulators that are never
         stored, but stale bits that read as subnormals would slow every step of k."""
+        existing = self._defined(f"{self.name}.pack_a")
+        if existing is not None:
+            return existing
         fn = self._function(f"{self.name}.pack_a",
                             [_I64, _I64, _MEMORY_TYPES[self.lhs].as_pointer(), _I64,
                              self.scalar.as_pointer()], (2, 4))
@@ -434,6 +453,9 @@ class Emitter:
         """Copy kc x nc of B into micro-panels of NR columns (row k of panel p at
         dst + p*kc*NR + k*NR), zero-filling the columns past nc so that the tile needs no
         mask in its K loop. Source rows are read in order, which hardware prefetchers follow."""
+        existing = self._defined(f"{self.name}.pack_b")
+        if existing is not None:
+            return existing
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         fn = self._function(f"{self.name}.pack_b",
                             [_I64, _I64, _MEMORY_TYPES[self.rhs].as_pointer(), _I64,
@@ -481,6 +503,9 @@ class Emitter:
         vector of k and the next). A is read in place, each row from start to end, as no part
         of it is used twice. A block of rows x columns of C is a set of vector accumulators,
         summed across their lanes at the end."""
+        existing = self._defined(f"{self.name}.dot{columns}")
+        if existing is not None:
+            return existing
         lanes = self.blk.lanes
         rows = self._dot_sums() // columns
         fn = self._function(f"{self.name}.dot{columns}",
@@ -601,6 +626,9 @@ class Emitter:
         vectors, k to whole vectors too, zero-padded. Blocks of lanes x lanes are transposed in
         registers; gathers would read simpler, but are microcoded and slow on CPUs that
         mitigate Gather Data Sampling."""
+        existing = self._defined(f"{self.name}.pack_bt")
+        if existing is not None:
+            return existing
         lanes = self.blk.lanes
         fn = self._function(f"{self.name}.pack_bt",
                             [_I64, _I64, _MEMORY_TYPES[self.rhs].as_pointer(), _I64,
@@ -675,33 +703,70 @@ class Emitter:
 
     # -- the driver ---------------------------------------------------------------------------
 
-    def gemm(self) -> ir.Function:
-        blk = self.blk
+    def gemm(self, from_zero: bool = False) -> ir.Function:
+        """The entry point: `C += A @ B`, or with `from_zero` `C = A @ B`, C's old contents
+        never read (a product into a fill of zero, without the fill's pass over C and the first
+        depth block's loads of it). Both call one driver with the choice as an argument, so
+        that the variant costs three small tiles of code and compile time, not a second copy
+        of the driver."""
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
-        fn = self._function(self.name, [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64,
-                                        pointers[2], _I64], (3, 5, 7))
+        fn = self._function(f"{self.name}{_FROM_ZERO if from_zero else ''}",
+                            [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
+                             _I64], (3, 5, 7))
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        m, n, k, *_ = fn.args
-        empty = b.or_(b.or_(b.icmp_signed("<=", m, _i64(0)), b.icmp_signed("<=", n, _i64(0))),
-                      b.icmp_signed("<=", k, _i64(0)))
-        with b.if_then(b.not_(empty)):
-            with b.if_else(b.icmp_signed("<", n, _i64(2 * blk.lanes))) as (narrow, wide):
-                with narrow:
-                    self._dot_products(b, *fn.args)
-                with wide:
-                    self._blocked(b, *fn.args)
+        b.call(self._driver(), [*fn.args, ir.Constant(_BOOL, from_zero)])
         b.ret_void()
         return fn
 
+    def _driver(self) -> ir.Function:
+        existing = self._defined(f"{self.name}.driver")
+        if existing is not None:
+            return existing
+        blk = self.blk
+        pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
+        fn = self._function(f"{self.name}.driver",
+                            [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
+                             _I64, _BOOL], (3, 5, 7))
+        fn.attributes.add("noinline")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        *args, from_zero = fn.args
+        m, n, k, *_, c, ldc = args
+        empty = b.or_(b.icmp_signed("<=", m, _i64(0)), b.icmp_signed("<=", n, _i64(0)))
+        with b.if_then(b.not_(empty)):
+            with b.if_else(b.icmp_signed("<=", k, _i64(0))) as (no_depth, depth):
+                with no_depth:
+                    with b.if_then(from_zero):
+                        self._zero(b, m, n, c, ldc)
+                with depth:
+                    with b.if_else(b.icmp_signed("<", n, _i64(2 * blk.lanes))) as (narrow, wide):
+                        with narrow:
+                            with b.if_then(from_zero):  # few columns: zeroing them costs little
+                                self._zero(b, m, n, c, ldc)
+                            self._dot_products(b, *args)
+                        with wide:
+                            self._blocked(b, *args, from_zero)
+        b.ret_void()
+        return fn
+
+    def _zero(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, c: ir.Value,
+              ldc: ir.Value) -> None:
+        """C[m x n] = +0."""
+        with _loop(b, _i64(0), m, 1, "zi") as i:
+            row = _at(b, c, _mul(b, i, ldc))
+            with _loop(b, _i64(0), n, 1, "zj") as j:
+                b.store(ir.Constant(self.scalar, None), _at(b, row, j), align=self.element_bytes)
+
     def _blocked(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, k_extent: ir.Value,
                  a: ir.Value, lda: ir.Value, bsrc: ir.Value, ldb: ir.Value, c: ir.Value,
-                 ldc: ir.Value) -> None:
+                 ldc: ir.Value, from_zero: ir.Value) -> None:
         """Loops: row blocks of mc; depth blocks of kc (balanced, so that K = 784 runs as
         4 x 196 rather than 3 x 256 + 16), their mc x kc block of A packed; column blocks of nc,
         their kc x nc block of B packed into L2; row panels of up to mr, their panel of A in
-        L1; micro-panels of NR columns of B, one register tile each."""
+        L1; micro-panels of NR columns of B, one register tile each (`from_zero`: tiles that
+        start from zero rather than C in the first depth block)."""
         blk = self.blk
         tiles = {rows: self.tile(rows) for rows in blk.row_steps}
+        first_tiles = {rows: self.tile(rows, True) for rows in blk.row_steps}
         pack_a, pack_b = self.pack_a(), self.pack_b()
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
         # Scratch is sized for this call, so that small calls stay small. The A block has
@@ -725,10 +790,16 @@ class Emitter:
                     def panel(i: ir.Value, rows: ir.Value, valid: ir.Value) -> None:
                         with _loop(b, _i64(0), nc, blk.nr, "jr") as jr:
                             width = _min(b, b.sub(nc, jr), _i64(blk.nr))
-                            self._dispatch(b, tiles, rows, [
-                                kc, _at(b, a_pack, _mul(b, i, self.a_stride)),
-                                _at(b, b_pack, _mul(b, jr, kc)),
-                                _at(b, c_block, b.add(_mul(b, i, ldc), jr)), ldc, valid, width])
+                            args = [kc, _at(b, a_pack, _mul(b, i, self.a_stride)),
+                                    _at(b, b_pack, _mul(b, jr, kc)),
+                                    _at(b, c_block, b.add(_mul(b, i, ldc), jr)), ldc, valid,
+                                    width]
+                            first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
+                            with b.if_else(first) as (from_zero_tiles, c_tiles):
+                                with from_zero_tiles:
+                                    self._dispatch(b, first_tiles, rows, args)
+                                with c_tiles:
+                                    self._dispatch(b, tiles, rows, args)
                     self._row_panels(b, mc, panel)
         self._release(b, raw)
 
@@ -789,13 +860,16 @@ class Emitter:
         b.position_at_end(joined)
 
 
-def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str) -> ir.Function:
+def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
+             from_zero: bool = False) -> ir.Function:
     """`void @weir_gemm_<lhs>_<rhs>_<acc>(i64 M, i64 N, i64 K, lhs* A, i64 lda, rhs* B,
     i64 ldb, acc* C, i64 ldc)`: C[m, n] += sum_k A[m, k] * B[k, n] over row-major operands with
-    row strides in elements, on the calling thread (callers split M). Declared once per
-    module, internal: each module that needs it carries its own copy."""
+    row strides in elements, on the calling thread (callers split M). `from_zero`:
+    `@weir_gemm_<lhs>_<rhs>_<acc>_from_zero`, the same signature, C[m, n] = sum_k ... with the
+    sum started from +0, as after a fill with zero. Declared once per module, internal: each
+    module that needs it carries its own copy; the two variants share their helpers."""
     _check_kinds(lhs, rhs, acc)
-    existing = module.globals.get(f"weir_gemm_{lhs}_{rhs}_{acc}")
+    existing = module.globals.get(f"weir_gemm_{lhs}_{rhs}_{acc}{_FROM_ZERO if from_zero else ''}")
     if isinstance(existing, ir.Function):
         return existing
-    return Emitter(module, cpu, lhs, rhs, acc).gemm()
+    return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero)
