@@ -28,8 +28,8 @@ def run_jobs(jobs: list[Job], workers: int, filename: str, preload: tuple[str, .
         list[bytes]:
     """Each job's result, in order: here when `workers` is 1 or there are few jobs, otherwise
     in up to `workers` processes (0: one per available CPU), forked from a fork server that
-    has imported the modules in `preload`. A worker that dies (killed, out of memory) is one
-    clear error naming `filename`."""
+    has imported the modules in `preload`. A worker that dies or cannot start is one clear
+    error naming `filename`."""
     workers = workers or available_cpus()
     if workers <= 1 or len(jobs) < PARALLEL_FROM:
         return [function(*args) for function, args in jobs]
@@ -40,7 +40,9 @@ def run_jobs(jobs: list[Job], workers: int, filename: str, preload: tuple[str, .
     try:
         with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
             return list(pool.map(_run, jobs))
-    except BrokenProcessPool as e:
+    except (BrokenProcessPool, OSError) as e:
+        # A worker killed (out of memory), or workers that could not be started (the fork
+        # server's socket, process limits): the system's doing, not the program's.
         raise CompileError(f"a worker process compiling executables stopped ({e}); "
                            "--weir-hal-executable-jobs=1 compiles them in this process",
                            filename) from None
