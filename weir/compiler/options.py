@@ -40,6 +40,11 @@ class CompilerOptions:
     # f16/bf16 matmuls accumulate in f32 and round once (--weir-accumulate-f16-in-f32); by
     # default they round to their type after each step of k, as IREE's do.
     accumulate_f16_in_f32: bool = False
+    # Processes that run the self-contained part of translating executables (llvm-cpu: LLVM's
+    # optimisation and code generation) in parallel, when there are several
+    # (--weir-hal-executable-jobs); 0: one per available CPU, 1 (the default, until the workers'
+    # start-up is proven on every host): all in the compiling process.
+    executable_jobs: int = 1
     # Record command buffers whose contents do not change between calls once, at module
     # initialisation, and replay them with each call's buffers (IREE's --iree-hal-memoization).
     hal_memoization: bool = True

@@ -68,6 +68,9 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("weir-accumulate-f16-in-f32", "bool", "Accumulate f16/bf16 matmuls in f32 and round "
          "once (faster on llvm-cpu, more accurate); default: round after each step of k, as "
          "IREE does.", default=False),
+    Flag("weir-hal-executable-jobs", "int", "Processes that compile executables in parallel "
+         "(llvm-cpu: LLVM's optimisation and code generation) when there are several; 0: one "
+         "per available CPU, 1 (default): all in the compiling process.", default=1, metavar="N"),
     EXECUTION_MODEL_FLAG,
     MEMOIZATION_FLAG,
     Flag("weir-stream-elide-transfers", "bool", "Use one allocation on devices that share memory "
@@ -121,6 +124,9 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
     phase = flags.string("compile-to")
     if phase is not None and phase not in PHASES:
         raise UsageError(f"--compile-to: '{phase}' is not a phase (phases: {', '.join(PHASES)})")
+    jobs = flags.integer("weir-hal-executable-jobs")
+    if jobs < 0:
+        raise UsageError(f"--weir-hal-executable-jobs: expected a count >= 0, got {jobs}")
     dump = flags.string("dump-compilation-phases-to")
     disabled = frozenset() if flags.boolean("weir-stream-elide-transfers") else \
         frozenset({"elide-transfers"})
@@ -133,6 +139,7 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
         llvmcpu_target_cpu_features=flags.string("iree-llvmcpu-target-cpu-features") or "",
         llvmcpu_reassociate_fp_reductions=flags.boolean("iree-llvmcpu-reassociate-fp-reductions"),
         accumulate_f16_in_f32=flags.boolean("weir-accumulate-f16-in-f32"),
+        executable_jobs=jobs,
         compile_to=phase,  # type: ignore[arg-type]
         dump_phases_to=Path(dump) if dump else None,
         disabled_passes=disabled,

@@ -313,21 +313,21 @@ def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: st
     def copy(bb: ir.IRBuilder, iw: ir.Value, ci: ir.Value) -> None:
         value = low.element(bb, x, _at(layout, {"N": bn, "H": ih, "W": iw, "C": ci}), Body())
         s.store_element(bb, value, line.address(bb, [iw, ci]), line.dtype)
-    _source_order(b, layout, "C", width, chans, copy, "line")
+    _source_order(b, layout, "C", width, chans, copy, "line", unroll=False)
 
 
 def _source_order(b: ir.IRBuilder, layout: str, channel: str, width: ir.Value,
                   chans: ir.Value, body: Callable[[ir.IRBuilder, ir.Value, ir.Value], None],
-                  name: str) -> None:
+                  name: str, unroll: bool = True) -> None:
     """body(w, c) over a W x C row, the loop over whichever of W and `channel` comes later in
     `layout` innermost: the side in the other layout reads or writes contiguously, the W x C
     scratch side stays in L1 whatever its stride."""
     if layout.index("W") > layout.index(channel):
         for_nest(b, [(I64(0), chans), (I64(0), width)],
-                 lambda bb, idx: body(bb, idx[1], idx[0]), name)
+                 lambda bb, idx: body(bb, idx[1], idx[0]), name, unroll)
     else:
         for_nest(b, [(I64(0), width), (I64(0), chans)],
-                 lambda bb, idx: body(bb, idx[0], idx[1]), name)
+                 lambda bb, idx: body(bb, idx[0], idx[1]), name, unroll)
 
 
 # ------------------------------------------------------------------- plain window loops

@@ -91,7 +91,10 @@ class EntryLowering:
             I64, [I8P] * e.num_bindings + [I64] * e.num_push_constants +
             [I64, I64, I64.as_pointer()]), f"{self.symbol}.impl")
         impl.linkage = "internal"
-        impl.attributes.add("alwaysinline")
+        # Kept out of line: inlined, its noalias bindings become scope metadata, which LLVM's
+        # loop passes use less well (copy loops were no longer turned into memcpy, and so were
+        # unrolled into thousands of stores). One call per workgroup range costs nothing.
+        impl.attributes.add("noinline")
         impl.attributes.add("nounwind")
         outer.attributes.add("nounwind")
         for a in impl.args[:e.num_bindings]:

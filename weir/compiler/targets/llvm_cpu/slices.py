@@ -62,7 +62,9 @@ def window_bounds(kv: KernelValues) -> tuple[WindowBounds, ...]:
 
 
 def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.Dim, int]:
-    """Runs as one workgroup: inserts are data movement, cheap next to what usually follows."""
+    """Runs as one workgroup: inserts are data movement, cheap next to what usually follows.
+    Their loops stay rolled (a chain of small static inserts, fully unrolled, is one huge
+    block that LLVM's codegen takes seconds over)."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
     op = kv.ops[n]
@@ -73,10 +75,10 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.D
         def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
             s.store_element(bb, low.element(bb, dest, idx, Body()), mem.address(bb, idx),
                             mem.dtype)
-        for_nest(b, [(I64(0), d) for d in low.dims(dest)], copy, "dest")
+        for_nest(b, [(I64(0), d) for d in low.dims(dest)], copy, "dest", unroll=False)
 
     def place(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
         at = window_index(low, bb, op.offsets, op.strides, op.dropped, idx)
         s.store_element(bb, low.element(bb, source, idx, Body()), mem.address(bb, at), mem.dtype)
-    for_nest(b, [(I64(0), d) for d in low.dims(source)], place, "src")
+    for_nest(b, [(I64(0), d) for d in low.dims(source)], place, "src", unroll=False)
     return 1, 1

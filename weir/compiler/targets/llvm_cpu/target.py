@@ -13,10 +13,11 @@ import llvmlite.ir as ir
 
 from weir.compiler.options import CompilerOptions
 from weir.compiler.state import CompilationState
-from weir.compiler.targets.interface import Target
+from weir.compiler.targets.interface import Target, Translation
 from weir.compiler.targets.llvm_cpu.contraction import gemm_object
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
+from weir.compiler.targets.llvm_cpu.object_code import compile_module, optimize
 from weir.compiler.codegen.translate import EntryTranslator
 from weir.format.native_executable import (
     decode_native_executable,
@@ -30,25 +31,6 @@ from weir.ir.upstream import func
 
 def _symbol(name: str) -> str:
     return "weir_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
-
-
-def optimize(module: ir.Module | str, cpu: CpuTarget) -> llvm.ModuleRef:
-    """Parsed, verified and run through LLVM's O3 pipeline for `cpu`."""
-    parsed = llvm.parse_assembly(str(module))
-    parsed.verify()
-    tm = cpu.target_machine()
-    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
-    # A short static inner loop (an embedding row of 16) is unrolled whole before the loop
-    # vectoriser sees it; the SLP vectoriser (off in llvmlite's defaults) packs the copies.
-    tuning.slp_vectorization = True
-    pb = llvm.create_pass_builder(tm, tuning)
-    pb.getModulePassManager().run(parsed, pb)
-    return parsed
-
-
-def compile_module(module: ir.Module | str, cpu: CpuTarget) -> bytes:
-    """LLVM IR -> optimised object code."""
-    return cpu.target_machine().emit_object(optimize(module, cpu))  # type: ignore[no-any-return]
 
 
 class Jit:
@@ -75,6 +57,11 @@ class LLVMCPUTarget(Target):
         resolve_cpu(options.llvmcpu_target_cpu, options.llvmcpu_target_cpu_features)
 
     def translate(self, entry_points: list[func.FuncOp], state: CompilationState) -> bytes:
+        translation = self.start(entry_points, state)
+        return translation.finish([function(*args) for function, args in translation.jobs])
+
+    def start(self, entry_points: list[func.FuncOp], state: CompilationState) -> Translation:
+        """Lowered to LLVM IR here; LLVM's optimisation and code generation of it is the job."""
         options = state.options
         cpu = resolve_cpu(options.llvmcpu_target_cpu, options.llvmcpu_target_cpu_features)
         module = ir.Module(name="weir_executable")
@@ -88,9 +75,13 @@ class LLVMCPUTarget(Target):
                                      options.llvmcpu_reassociate_fp_reductions)
             entries.append(lowering.lower())
             gemms |= lowering.gemms
-        objects = [compile_module(module, cpu)] + [gemm_object(cpu, t) for t in sorted(gemms)]
-        return encode_native_executable(NativeExecutable(
-            cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), tuple(objects)))
+
+        def finish(objects: list[bytes]) -> bytes:
+            # The GEMM kernels are compiled here, once per process (cached), not per job.
+            objects = objects + [gemm_object(cpu, t) for t in sorted(gemms)]
+            return encode_native_executable(NativeExecutable(
+                cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), tuple(objects)))
+        return Translation([(compile_module, (str(module), cpu))], finish)
 
     def workgroup_grids(self, payload: bytes) -> tuple[WorkgroupGrid, ...]:
         return tuple(e.grid for e in decode_native_executable(payload).entries)

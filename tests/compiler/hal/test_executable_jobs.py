@@ -1,0 +1,61 @@
+"""Executables compiled in worker processes (--weir-hal-executable-jobs): the module is the
+same byte for byte as one compiled in the compiling process, results come back in the jobs'
+order, and a worker that dies is one clear error rather than a hang or a traceback."""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+import pytest
+
+import weir.api as weir
+from weir.compiler.jobs import PARALLEL_FROM, run_jobs
+from weir.errors import CompileError, UsageError
+from weir.format.module_file import deserialize
+from weir.tools import compile as compile_tool
+
+# Four dispatches that do not fuse (no producer feeds another): four llvm-cpu executables.
+SRC = """
+func.func @f(%a: tensor<64xf32>, %b: tensor<64xf32>, %c: tensor<8x8xf32>, %d: tensor<16xi32>)
+    -> (tensor<64xf32>, tensor<64xf32>, tensor<8x8xf32>, tensor<16xi32>) {
+  %0 = arith.mulf %a, %b : tensor<64xf32>
+  %1 = math.exp %b : tensor<64xf32>
+  %2 = arith.addf %c, %c : tensor<8x8xf32>
+  %3 = arith.muli %d, %d : tensor<16xi32>
+  return %0, %1, %2, %3 : tensor<64xf32>, tensor<64xf32>, tensor<8x8xf32>, tensor<16xi32>
+}"""
+
+
+def _compile(jobs: int) -> bytes:
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",), executable_jobs=jobs)
+    return weir.compile_string(SRC, "jobs.mlir", options)
+
+
+def test_a_module_compiled_by_workers_is_the_same_as_one_compiled_here() -> None:
+    here = _compile(1)
+    assert len(deserialize(here).executables) >= PARALLEL_FROM
+    assert _compile(2) == here
+
+
+def test_results_come_back_in_the_jobs_order() -> None:
+    jobs = [(zlib.compress, (bytes([i]) * (1000 * (6 - i)),)) for i in range(6)]
+    assert run_jobs(jobs, 2, "x.mlir") == [zlib.compress(bytes([i]) * (1000 * (6 - i)))
+                                           for i in range(6)]
+
+
+def test_a_worker_that_dies_is_one_clear_error() -> None:
+    jobs = [(zlib.compress, (b"x",))] * (PARALLEL_FROM - 1) + [(os._exit, (3,))]
+    with pytest.raises(CompileError, match=r"^x\.mlir:0:0: error: a worker process compiling "
+                                           r"executables stopped .*--weir-hal-executable-jobs=1"):
+        run_jobs(jobs, 2, "x.mlir")
+
+
+def test_the_flag_sets_the_jobs_and_rejects_a_negative_count() -> None:
+    flags = compile_tool.PARSER.parse(["--weir-hal-executable-jobs=3", "x.mlir"])
+    assert compile_tool.options_from_flags(flags).executable_jobs == 3
+    flags = compile_tool.PARSER.parse(["x.mlir"])
+    assert compile_tool.options_from_flags(flags).executable_jobs == 0
+    flags = compile_tool.PARSER.parse(["--weir-hal-executable-jobs=-1", "x.mlir"])
+    with pytest.raises(UsageError, match="--weir-hal-executable-jobs: expected a count >= 0, got -1"):
+        compile_tool.options_from_flags(flags)
