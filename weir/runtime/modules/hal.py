@@ -51,6 +51,14 @@ def _device(value: Any, fn: str) -> Device:
     return value  # type: ignore[no-any-return]
 
 
+def _reusable(cb: Any, f: str) -> None:
+    """An indirect execute's command buffer: one recorded with binding slots."""
+    if type(cb) is not CommandBuffer:
+        _expect(cb, CommandBuffer, f, "command buffer")
+    if cb.binding_count is None:
+        raise RuntimeFault(f"hal.{f}: the command buffer is not reusable")
+
+
 def _fence_or_none(value: Any, fn: str, what: str) -> Fence | None:
     if value is None or type(value) is Fence:
         return value  # type: ignore[no-any-return]
@@ -306,10 +314,7 @@ class HalModule(NativeModule):
         f = "device.queue.execute.indirect"
         if type(device) not in _DEVICE_CLASSES:
             _device(device, f)
-        if type(cb) is not CommandBuffer:
-            _expect(cb, CommandBuffer, f, "command buffer")
-        if cb.binding_count is None:
-            raise RuntimeFault(f"hal.{f}: the command buffer is not reusable")
+        _reusable(cb, f)
         (device.queue_execute_awaited if awaited else device.queue_execute)(
             _fence_or_none(wait, f, "wait"),
             signal if type(signal) is Fence else _expect(signal, Fence, f, "signal"), (cb,),
@@ -354,10 +359,7 @@ class HalModule(NativeModule):
         f = "device.queue.execute.indirect"
         if type(device) not in _DEVICE_CLASSES:
             _device(device, f)
-        if type(cb) is not CommandBuffer:
-            _expect(cb, CommandBuffer, f, "command buffer")
-        if cb.binding_count is None:
-            raise RuntimeFault(f"hal.{f}: the command buffer is not reusable")
+        _reusable(cb, f)
         wait = _fence_or_none(wait, f, "wait")
         if not device.execute_now(wait, (cb,), tuple(bindings)):
             signal = Fence.create()
