@@ -30,12 +30,12 @@ from weir.compiler.host_control_flow import (
     rebuild_exit,
     REGION_EXITS,
 )
+from weir.compiler.hal.workgroup_counts import entry_grids, workgroup_count
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
 from weir.dialects import hal, stream
 from weir.format.element_types import BY_NAME
-from weir.format.kernel_description import PushDim
 from weir.format.workgroups import WorkgroupGrid
 from weir.ir import ConstantStore, constants_of
 from weir.ir.diagnostics import error_at
@@ -65,7 +65,7 @@ class ConvertStreamToHal(Pass):
 
     def run(self, module: ModuleOp, state: CompilationState) -> None:
         entry_ordinals = _entry_ordinals(module)
-        grids = _entry_grids(module)
+        grids = entry_grids(module)
         constants = constants_of(module)
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
@@ -81,27 +81,6 @@ def _entry_ordinals(module: ModuleOp) -> dict[tuple[str, str], int]:
                     for i, name in enumerate(binary.entry_points.data):
                         ordinals[(op.sym_name.data, name.data)] = i
     return ordinals
-
-
-def _entry_grids(module: ModuleOp) -> dict[tuple[str, str], WorkgroupGrid]:
-    """Each entry point's workgroup grid, from the binaries that split into workgroups (a
-    binary without grids runs any count); binaries that split differently cannot share one
-    count, as weir's host program computes the count before knowing which binary loads."""
-    grids: dict[tuple[str, str], WorkgroupGrid] = {}
-    for op in module.body.block.ops:
-        if not isinstance(op, hal.ExecutableOp):
-            continue
-        for binary in op.body.block.ops:
-            found = binary.grids() if isinstance(binary, hal.ExecutableBinaryOp) else None
-            if found is None:
-                continue
-            for name, grid in zip(binary.entry_points.data, found):
-                key = (op.sym_name.data, name.data)
-                if grids.setdefault(key, grid) != grid:
-                    raise error_at(binary, f"the targets of executable '{key[0]}' split entry "
-                                           f"point '{key[1]}' into different workgroup grids "
-                                           f"({grids[key].describe()} and {grid.describe()})")
-    return grids
 
 
 class _FunctionLowering:
@@ -423,28 +402,12 @@ class _FunctionLowering:
         constants = list(cmd.push_constants)
         if clone_constants:
             constants = [_clone_constant(c, b) for c in constants]
-        count = self._workgroup_count(self.grids.get((executable, entry)), constants, b)
+        count = workgroup_count(self.grids.get((executable, entry)), constants, b)
         bindings = [bind(r, b) for r in cmd.resources]
         b.insert(hal.CommandBufferDispatchOp.build(
             operands=[cb, exe, [count, one, one], constants, bindings],
             properties={"entry_point": IntegerAttr(self.entry_ordinals[(executable, entry)],
                                                    IndexType())}))
-
-    def _workgroup_count(self, grid: WorkgroupGrid | None, constants: list[SSAValue],
-                         b: Builder) -> SSAValue:
-        """The x count of `grid` (1 without one): a constant, or ceil(push constant / tile)
-        computed by the host when the split dimension is only known at run time."""
-        if grid is None:
-            return self._index(b, 1)
-        if not isinstance(grid.extent, PushDim):
-            return self._index(b, grid.count(()))
-        value = constants[grid.extent.index]
-        known = value.owner
-        if isinstance(known, arith.ConstantOp) and isinstance(known.value, IntegerAttr):
-            return self._index(b, grid.count([0] * grid.extent.index + [known.value.value.data]))
-        if grid.tile == 1:
-            return value
-        return b.insert(arith.CeilDivUIOp(value, self._index(b, grid.tile))).result
 
     def _stream_resource_load(self, op: stream.ResourceLoadOp, b: Builder) -> None:
         load = b.insert(hal.BufferLoadOp.build(operands=[self.buffers[op.source], op.offset],
