@@ -73,10 +73,11 @@ class _Entry:
     """An entry point with what its dispatches check worked out once: each access as (binding,
     end offset when its shape is static else None, whether it writes)."""
 
-    __slots__ = ("meta", "fn", "address", "sizes", "fast_checks")
+    __slots__ = ("meta", "grid", "fn", "address", "sizes", "fast_checks")
 
     def __init__(self, meta: NativeEntry, address: int) -> None:
         self.meta = meta
+        self.grid = meta.grid  # built once, not on every dispatch
         self.fn = _ENTRY_TYPE(address)
         self.address = address
         self.sizes = tuple(BY_NAME[a.dtype].byte_size for a in meta.accesses)
@@ -119,16 +120,15 @@ def _check_access(a: BindingAccess, itemsize: int, buffer: Buffer, constants: Se
         buffer.check_range(a.offset, length, what)
 
 
-def _checked_count(meta: NativeEntry, workgroups: tuple[int, ...], constants: Sequence[int]
-                   ) -> int:
+def _checked_count(e: _Entry, workgroups: tuple[int, ...], constants: Sequence[int]) -> int:
     """The dispatch's workgroup count, which must be the grid the code was generated for: fewer
     would leave part of the result unwritten, more would run past it."""
     count = workgroup_total(workgroups)
-    grid = meta.grid.count(constants)
+    grid = e.grid.count(constants)
     if count != grid:
         shown = "x".join(str(int(w)) for w in workgroups)
-        raise RuntimeFault(f"llvm-cpu dispatch '{meta.name}': workgroup count {shown} is not the "
-                           f"{grid} workgroups of its grid ({meta.grid.describe()})")
+        raise RuntimeFault(f"llvm-cpu dispatch '{e.meta.name}': workgroup count {shown} is not "
+                           f"the {grid} workgroups of its grid ({e.grid.describe()})")
     return count
 
 
@@ -153,7 +153,7 @@ class LoadedNativeExecutable(Executable):
         e.check(bindings, consts)
         pointers = (ctypes.c_void_p * max(1, len(bindings)))(*[b.address for b in bindings])
         pushed = (ctypes.c_int64 * max(1, len(consts)))(*consts)
-        count = _checked_count(meta, workgroups, consts)
+        count = _checked_count(e, workgroups, consts)
         fn = e.fn
 
         def run(begin: int, end: int) -> None:
@@ -173,7 +173,7 @@ class LoadedNativeExecutable(Executable):
                              meta.num_push_constants)
         consts = tuple(int(c) for c in constants)
         e.check(bindings, consts)
-        count = _checked_count(meta, workgroups, consts)
+        count = _checked_count(e, workgroups, consts)
         needs = tuple((a.binding, a.offset + math.prod(_dim(d, consts) for d in a.shape) * size,
                        a.writes) for a, size in zip(meta.accesses, e.sizes))
         return NativeCall(e.address, tuple(b.address for b in bindings), consts, count,
