@@ -453,7 +453,7 @@ CODE_SITES = {
     ("weir/runtime/vm/native_module.py", "compile"): "call wrappers from two integers (arity)",
     ("weir/runtime/vm/native_module.py", "exec"): "runs those wrappers",
     ("weir/runtime/executables/llvm_cpu.py", "parse_assembly"): "an empty LLVM module, no text",
-    ("weir/runtime/executables/jit.py", "parse_assembly"): "the replay executors weir builds "
+    ("weir/runtime/jit.py", "parse_assembly"): "the replay executors weir builds "
                                                             "itself, no text",
     ("weir/runtime/vm/python_module_loader.py", "importlib"): "a Python file the user names, "
                                                               "never one from a module file",

@@ -1,17 +1,19 @@
 """The shared executor: one batch of native dispatches run by several threads taking tickets, in
 phases that keep dependent dispatches in order. Helpers are simulated deterministically: a
-`share` that runs the helper's body before the leader starts (the helper does everything), or
-only after the leader returned (a helper that arrives too late finds nothing to do)."""
+`share` that runs the helper's native call before the leader starts (the helper does
+everything), or only after the leader's run ended (a helper that arrives too late finds nothing
+to do)."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
 from native_kernels import add_one_executable
 
 from weir.runtime.executables.native_replay import BatchFault, NativeBatch
+from weir.runtime.executables.shared_replay import SHARED_TYPE
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.command_replay import one_shot_plan, Phases
@@ -21,7 +23,12 @@ from weir.runtime.hal.fence import Fence
 
 N = 16  # add_one runs one workgroup per element
 EXE = add_one_executable()
-Body = Callable[[int], object]
+Lead = Callable[[], int]
+
+
+def _helper(function: int, args: Sequence[int], slot: int) -> None:
+    """What a device's helper thread does with a post on its work board."""
+    SHARED_TYPE(function)(*args, slot)
 
 
 def _buffers(device: LocalSyncDevice, count: int, first: np.ndarray) -> list[Buffer]:
@@ -49,10 +56,11 @@ def test_a_helper_that_takes_every_ticket_leaves_the_leader_nothing() -> None:
     batch = _chain_batch(buffers)
     started: list[int] = []
 
-    def share(body: Body, threads: int) -> None:
+    def share(function: int, args: Sequence[int], threads: int, lead: Lead) -> int:
         started.extend(range(1, threads))
         for slot in range(1, threads):
-            body(slot)  # before the leader starts: the helper runs all four dispatches
+            _helper(function, args, slot)  # before the leader: it runs all four dispatches
+        return lead()
 
     batch.run_shared(share)
     assert started == [1]
@@ -63,11 +71,15 @@ def test_a_helper_that_arrives_after_the_batch_finds_nothing_to_do() -> None:
     device = LocalSyncDevice()
     buffers = _buffers(device, 3, np.arange(N))
     batch = _chain_batch(buffers)
-    late: list[Body] = []
-    batch.run_shared(lambda body, threads: late.append(body))
-    np.testing.assert_array_equal(buffers[-1].data.view(np.int64), np.arange(N) + 2)
-    buffers[-1].data.view(np.int64)[:] = 0
-    late[0](1)  # the batch is over: every ticket is taken, nothing runs again
+
+    def share(function: int, args: Sequence[int], threads: int, lead: Lead) -> int:
+        failed = lead()
+        np.testing.assert_array_equal(buffers[-1].data.view(np.int64), np.arange(N) + 2)
+        buffers[-1].data.view(np.int64)[:] = 0
+        _helper(function, args, 1)  # every ticket is taken: nothing runs again
+        return failed
+
+    batch.run_shared(share)
     np.testing.assert_array_equal(buffers[-1].data.view(np.int64), 0)
 
 
@@ -78,8 +90,9 @@ def test_a_check_failing_on_a_helper_fails_the_batch_with_the_helpers_record() -
     buffers = _buffers(device, 4, start)
     batch = _chain_batch(buffers)
 
-    def share(body: Body, threads: int) -> None:
-        body(1)
+    def share(function: int, args: Sequence[int], threads: int, lead: Lead) -> int:
+        _helper(function, args, 1)
+        return lead()
 
     with pytest.raises(BatchFault, match=r"input must not be -1") as failure:
         batch.run_shared(share)
@@ -97,7 +110,12 @@ def test_no_helper_beyond_the_threads_the_batch_was_planned_for() -> None:
     buffers = _buffers(device, 3, np.arange(N))
     batch = _chain_batch(buffers, threads=3)
     asked: list[int] = []
-    batch.run_shared(lambda body, threads: asked.append(threads))
+
+    def share(function: int, args: Sequence[int], threads: int, lead: Lead) -> int:
+        asked.append(threads)
+        return lead()
+
+    batch.run_shared(share)
     assert asked == [3]
     np.testing.assert_array_equal(buffers[-1].data.view(np.int64), np.arange(N) + 2)
 

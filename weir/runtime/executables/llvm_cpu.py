@@ -30,7 +30,7 @@ from weir.format.native_executable import (
 from weir.format.kernel_description import Dim, PushDim, window_error
 from weir.format.workgroups import workgroup_total
 from weir.runtime.executables.elf_symbols import symbols
-from weir.runtime.executables.jit import LLVM_LOCK
+from weir.runtime.jit import LLVM_LOCK
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.executable import (
     check_dispatch_arity,

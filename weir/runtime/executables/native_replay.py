@@ -24,7 +24,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from weir.errors import RuntimeFault
-from weir.runtime.executables.jit import BuiltOnce, JitFunction
+from weir.runtime.jit import BuiltOnce, JitFunction
 from weir.runtime.executables.shared_replay import (
     MAX_BINDINGS,
     FAILED_SLOT,
@@ -35,9 +35,9 @@ from weir.runtime.executables.shared_replay import (
 )
 from weir.runtime.hal.executable import NativeCall
 
-# Runs `body(slot)` for slots 1 .. threads-1 (at most) on the device's other threads and
-# returns at once (`WorkgroupRunner.share`).
-Share = Callable[[Callable[[int], object], int], None]
+# Runs the leader's call on this thread while the device's other threads call the native
+# function with the arguments and slots 1 .. threads-1 (at most): `WorkgroupRunner.share`.
+Share = Callable[[int, Sequence[int], int, Callable[[], int]], int]
 
 # Each row (ROW_FIELDS words): entry point address, first binding (index into the gather and
 # offset arrays), number of bindings, push constant array address, workgroup count, then what
@@ -242,19 +242,15 @@ class NativeBatch:
         state = (ctypes.c_int64 * STATE_WORDS)()
         state[TOTAL] = self._total
         faults = (ctypes.c_int64 * (4 * self._threads))()
-        run = shared_executor().run
+        executor = shared_executor()
         args = (self._rows_at, slots_at, self._gather_at, self._offsets_at,
                 ctypes.addressof(state), ctypes.addressof(faults))
-        # The helpers' calls hold every array they read (a helper that arrives after the batch
-        # ended finds no ticket and touches only `state`).
-        share(functools.partial(_shared_call, run, args, (state, faults, slot_addresses, self)),
-              self._threads)
-        failed = run(*args, 0)
+        # `share` returns only when no helper is inside the executor any more, so the arrays
+        # the helpers read outlive their use.
+        failed = share(executor.address, args, self._threads,
+                       functools.partial(executor.run, *args, 0))
         if failed:
             row = failed - 1
             at = 4 * state[FAILED_SLOT]
             raise BatchFault(row, self._faults[row](tuple(faults[at:at + 4])))  # type: ignore[arg-type]
 
-
-def _shared_call(run: Callable[..., int], args: tuple[int, ...], keep: object, slot: int) -> None:
-    run(*args, slot)

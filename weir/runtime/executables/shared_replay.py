@@ -28,7 +28,7 @@ from typing import Callable
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from weir.runtime.executables.jit import BuiltOnce, JitFunction
+from weir.runtime.jit import BuiltOnce, JitFunction
 
 # Words of a row: entry point address, first binding, number of bindings, push constants'
 # address, workgroup count, tickets, the done count its phase waits for.
@@ -241,6 +241,7 @@ def _shared_ir() -> ir.Module:
 class _SharedExecutor:
     def __init__(self) -> None:
         self._code = JitFunction(_shared_ir(), "weir_replay_shared")
+        self.address = self._code.address  # what helpers call from the work board
         self.run = SHARED_TYPE(self._code.address)
 
 

@@ -11,9 +11,13 @@ import os
 import queue
 import threading
 from abc import ABC, abstractmethod
-from typing import Callable
+from collections.abc import Sequence
+from typing import Callable, TypeVar
 
 from weir.runtime.hal.live_objects import ThreadGroup
+from weir.runtime.hal.work_board import WorkBoard
+
+T = TypeVar("T")
 
 # A contiguous range [begin, end) of workgroup ids, run on one thread.
 WorkgroupBody = Callable[[int, int], None]
@@ -30,11 +34,14 @@ class WorkgroupRunner(ABC):
         """Runs workgroups 0..count-1 and returns when all are done; the first exception
         raised by any range is re-raised here after the others finish."""
 
-    def share(self, body: Callable[[int], object], threads: int) -> None:
-        """Starts `body(slot)` for slots 1 .. min(threads, concurrency) - 1 on the runner's
-        other threads and returns at once: the caller runs slot 0 and `body` itself knows when
-        the work is over (the shared executor's tickets). A runner without other threads
-        starts nothing."""
+    def share(self, function: int, args: Sequence[int], threads: int,
+              lead: Callable[[], T]) -> T:
+        """Runs `lead()` on the calling thread (slot 0) while the runner's other threads call
+        the native `function(*args, slot)` for slots 1 .. min(threads, concurrency) - 1, and
+        returns its result once no other thread is still inside `function`. `function` itself
+        knows when the work is over (the shared executor's tickets), so a helper that comes
+        late finds nothing to do. A runner without other threads just calls `lead()`."""
+        return lead()
 
 
 class InlineWorkgroups(WorkgroupRunner):
@@ -67,24 +74,29 @@ class _Join:
                 self.done.set()
 
 
-# A range of workgroups with the join it reports to, or (join None) a shared body and its slot.
-_Task = tuple[Callable[..., object], int, int, "_Join | None"]
+# A range of workgroups with the join it reports to.
+_Task = tuple[WorkgroupBody, int, int, _Join]
+# Queued to wake a sleeping helper for what was posted on the board.
+_LOOK = "look at the board"
 
 
 class ParallelWorkgroups(WorkgroupRunner):
     """`threads - 1` helper threads plus the dispatching thread itself, which runs the first range
     (so a one-core machine has no helpers and no hand-offs). Helpers are daemons started on the
-    first parallel dispatch; `stop` ends them."""
+    first parallel dispatch; `stop` ends them. Between tasks a helper watches the device's work
+    board for `spin_us` (work_board.py), where `share` posts native work, before it sleeps."""
 
     def __init__(self, threads: int | None = None, name: str = "weir-workgroups",
-                 group: ThreadGroup | None = None) -> None:
+                 group: ThreadGroup | None = None, spin_us: float = 0.0) -> None:
         self._threads = max(1, threads if threads is not None else (os.cpu_count() or 1))
         self._group = group if group is not None else ThreadGroup()  # its device's: counted
         self._name = name
-        self._queue: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Task | str | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._helpers: list[threading.Thread] = []
         self._stopped = False
+        self._board = WorkBoard(spin_us)
+        self._posting = threading.Lock()  # one post on the board at a time
 
     @property
     def concurrency(self) -> int:
@@ -112,12 +124,23 @@ class ParallelWorkgroups(WorkgroupRunner):
         if join.error is not None:
             raise join.error
 
-    def share(self, body: Callable[[int], object], threads: int) -> None:
-        if self._threads <= 1 or self._stopped:
-            return
-        self._start()
-        for slot in range(1, min(threads, self._threads)):
-            self._queue.put((body, slot, 0, None))
+    def share(self, function: int, args: Sequence[int], threads: int,
+              lead: Callable[[], T]) -> T:
+        slots = min(threads, self._threads)
+        # Another execute holds the board (concurrent queue operations): this one runs alone.
+        if slots <= 1 or self._stopped or not self._posting.acquire(blocking=False):
+            return lead()
+        try:
+            self._start()
+            watching = self._board.post(function, args, slots)
+            for _ in range(len(self._helpers) - watching):
+                self._queue.put(_LOOK)
+            try:
+                return lead()
+            finally:
+                self._board.close()
+        finally:
+            self._posting.release()
 
     def stop(self) -> None:
         with self._lock:
@@ -133,12 +156,15 @@ class ParallelWorkgroups(WorkgroupRunner):
                 self._helpers.append(self._group.start(self._loop, f"{self._name}-{i}"))
 
     def _loop(self) -> None:
-        while (task := self._queue.get()) is not None:
-            body, begin, end, join = task
-            if join is None:
-                body(begin)  # a shared body: it reports through its own state, never raises
-                task = body = None  # type: ignore[assignment]
+        seen = -1  # the board's last generation this helper looked at
+        while True:
+            seen = self._board.serve(seen)  # posts, and a spin waiting for more (GIL released)
+            task = self._queue.get()
+            if task is None:
+                return
+            if isinstance(task, str):  # _LOOK: the next serve finds the post
                 continue
+            body, begin, end, join = task
             try:
                 body(begin, end)
             except BaseException as e:  # handed to the dispatching thread, which raises it

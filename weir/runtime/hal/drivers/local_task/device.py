@@ -55,7 +55,7 @@ class LocalTaskDevice(LocalDevice):
         self._pool = WorkerPool(self.options.worker_count, f"{name}-worker", _SHUTDOWN, threads)
         self._monitor = DeadlineMonitor(self.options.wait_timeout_s, f"{name}-deadlines", threads)
         workgroups = ParallelWorkgroups(self.options.workgroup_threads, f"{name}-workgroups",
-                                        threads)
+                                        threads, self.options.worker_spin_us)
         self._workgroups = workgroups
         self._stopped = False
         self._finalizer = weakref.finalize(self, _stop, self._pool, self._monitor, workgroups)

@@ -21,6 +21,10 @@ class LocalTaskOptions:
     # Threads that run the workgroups of one dispatch (the dispatching worker is one of them):
     # one per core, since native workgroups run without the GIL and keep a core busy each.
     workgroup_threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    # Microseconds a device thread that ran out of work spins, watching for more, before it
+    # sleeps (IREE's --task_worker_spin_us): a sleeping thread takes 50-100 µs to wake, longer
+    # than a small dispatch or the host's work between two calls. 0: sleep at once.
+    worker_spin_us: float = 100.0
     # An operation whose wait fence is not reached within this many seconds fails its signal
     # fence, so a wait cycle or a fence nobody signals ends in an error instead of a hang.
     # None: wait forever.
@@ -33,6 +37,10 @@ class LocalTaskOptions:
         if type(self.workgroup_threads) is not int or self.workgroup_threads < 1:
             raise UsageError(f"local-task workgroup_threads must be a positive integer, "
                              f"got {self.workgroup_threads!r}")
+        spin = self.worker_spin_us
+        if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1e6:
+            raise UsageError(f"local-task worker_spin_us must be a number from 0 to 1000000, "
+                             f"got {spin!r}")
         timeout = self.wait_timeout_s
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                     or not timeout >= 0):

@@ -1,4 +1,4 @@
-"""Code that weir's runtime generates for itself (the replay executors), compiled once per
+"""Code that weir's runtime generates for itself (the replay executors, the doorbell spin), compiled once per
 process for this CPU. Never text from a module file: module payloads are object code that
 llvm_cpu.py links, and nothing here parses what a user supplied.
 
@@ -34,6 +34,10 @@ class JitFunction:
         self._engine = llvm.create_mcjit_compiler(parsed, machine)
         self._engine.finalize_object()
         self.address: int = self._engine.get_function_address(symbol)
+
+    def function_address(self, symbol: str) -> int:
+        """Another function of the same module."""
+        return int(self._engine.get_function_address(symbol))
 
 
 class BuiltOnce(Generic[T]):
