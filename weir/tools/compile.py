@@ -49,19 +49,25 @@ TARGET_DEVICE_FLAG = Flag(
     "iree-hal-target-device", "string", "A device the program runs on, in the order devices are "
     "bound at run time: NAME=local[N], local[N] or local.", repeated=True, metavar="DEVICE")
 
+# Shared with weir-opt, whose target-dependent passes read them.
+BACKENDS_FLAG = Flag("iree-hal-target-backends", "string", "Target backend(s), comma separated: "
+                     "llvm-cpu (native code), vmvx (alias of reference), reference.",
+                     repeated=True, metavar="NAMES")
+TARGET_CPU_FLAG = Flag("iree-llvmcpu-target-cpu", "string", "CPU llvm-cpu generates code for: "
+                       "host (this machine's, the default) or x86-64, x86-64-v2, x86-64-v3, "
+                       "x86-64-v4.", default="host", metavar="CPU")
+TARGET_CPU_FEATURES_FLAG = Flag("iree-llvmcpu-target-cpu-features", "string", "Extra LLVM CPU "
+                                "features for llvm-cpu, e.g. +avx2,-avx512f.", default="",
+                                metavar="FEATURES")
+
 PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("o", "string", "Output file ('-' for stdout).", metavar="FILE"),
-    Flag("iree-hal-target-backends", "string", "Target backend(s), comma separated: llvm-cpu "
-         "(native code), vmvx (alias of reference), reference.", repeated=True,
-         metavar="NAMES"),
+    BACKENDS_FLAG,
     TARGET_DEVICE_FLAG,
     Flag("iree-hal-local-target-device-backends", "string", "Backend(s) of the local target "
          "devices, comma separated (llvm-cpu, vmvx, reference).", repeated=True, metavar="NAMES"),
-    Flag("iree-llvmcpu-target-cpu", "string", "CPU llvm-cpu generates code for: host (this "
-         "machine's, the default) or x86-64, x86-64-v2, x86-64-v3, x86-64-v4.",
-         default="host", metavar="CPU"),
-    Flag("iree-llvmcpu-target-cpu-features", "string", "Extra LLVM CPU features for llvm-cpu, "
-         "e.g. +avx2,-avx512f.", default="", metavar="FEATURES"),
+    TARGET_CPU_FLAG,
+    TARGET_CPU_FEATURES_FLAG,
     Flag("iree-llvmcpu-reassociate-fp-reductions", "bool", "Let llvm-cpu combine float "
          "reductions in a reassociated order (vector lanes within blocks); false: in "
          "iteration order (the reference target too).", default=True),

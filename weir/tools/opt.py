@@ -17,9 +17,12 @@ from weir.ir.nesting import deep_nesting
 from weir.errors import CompileError
 from weir.tools.cli import error_line, run_tool
 from weir.tools.compile import (
+    BACKENDS_FLAG,
     EXECUTION_MODEL_FLAG,
     execution_model_from_flags,
     MEMOIZATION_FLAG,
+    TARGET_CPU_FEATURES_FLAG,
+    TARGET_CPU_FLAG,
     TARGET_DEVICE_FLAG,
     target_devices_from_flags,
 )
@@ -30,6 +33,9 @@ SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
 
 PARSER = FlagParser(TOOL, "[--PASS ...] INPUT.mlir (or - for stdin)", [
     *(Flag(name, "bool", f"Run the {name} pass.", default=False) for name in PASSES),
+    BACKENDS_FLAG,
+    TARGET_CPU_FLAG,
+    TARGET_CPU_FEATURES_FLAG,
     EXECUTION_MODEL_FLAG,
     MEMOIZATION_FLAG,
     TARGET_DEVICE_FLAG,
@@ -45,9 +51,15 @@ def _body(argv: Sequence[str]) -> int:
         return 0
     # Pass flags are bool flags named after their pass; `--PASS=false` runs nothing.
     passes = [PASSES[name] for name, on in flags.given if name in PASSES and on]
+    backends = tuple(b.strip() for value in flags.strings("iree-hal-target-backends")
+                     for b in value.split(",") if b.strip())
     options = CompilerOptions(execution_model=execution_model_from_flags(flags),
                               target_devices=target_devices_from_flags(flags),
-                              hal_memoization=flags.boolean("iree-hal-memoization"))
+                              hal_memoization=flags.boolean("iree-hal-memoization"),
+                              **({"target_backends": backends} if backends else {}),
+                              llvmcpu_target_cpu=flags.string("iree-llvmcpu-target-cpu") or "host",
+                              llvmcpu_target_cpu_features=flags.string(
+                                  "iree-llvmcpu-target-cpu-features") or "")
     path = flags.positionals[0]
     source = sys.stdin.read() if path == "-" else Path(path).read_text(errors="replace")
     filename = "<stdin>" if path == "-" else path

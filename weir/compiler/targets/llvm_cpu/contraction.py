@@ -22,7 +22,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
-from weir.compiler.targets.llvm_cpu.gemm import get_gemm
+from weir.compiler.targets.llvm_cpu.gemm import get_gemm, panel_columns
 from weir.compiler.targets.llvm_cpu.gemv import get_gemv, gemv_name
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
@@ -38,6 +38,8 @@ GEMM_TYPES = frozenset({("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "
                         ("i8", "i8", "i32"), ("f64", "f64", "f64")})
 
 
+# The types whose weights global-optimization stores prepacked (pack_matmul_weights.py).
+PREPACKED_TYPES = ("f32", "f32", "f32")
 # A matmul of at most this many multiply-adds (static sizes) is plain loops: the microkernel's
 # call, packing and scratch allocation cost more than a 4x4 product itself.
 DIRECT_MACS = 2048
@@ -146,16 +148,18 @@ def starts_from_zero(low: EntryLowering, init: ValueRef) -> bool:
         op.value == 0 and math.copysign(1.0, op.value) > 0
 
 
-def gemm_name(types: tuple[str, str, str], from_zero: bool = False) -> str:
-    return "weir_gemm_{}_{}_{}".format(*types) + ("_from_zero" if from_zero else "")
+def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
+              prepacked: bool = False) -> str:
+    return "weir_gemm_{}_{}_{}".format(*types) + ("_prepacked" if prepacked else "") + \
+        ("_from_zero" if from_zero else "")
 
 
 def declare_gemm(module: ir.Module, types: tuple[str, str, str],
-                 from_zero: bool = False) -> ir.Function:
+                 from_zero: bool = False, prepacked: bool = False) -> ir.Function:
     """The microkernel as an external symbol: its code is a separate object, compiled once per
     compilation (`gemm_object`) and linked in when the executable loads; `from_zero`, its
-    variant that overwrites C."""
-    name = gemm_name(types, from_zero)
+    variant that overwrites C; `prepacked`, the variants that read B's panels in place."""
+    name = gemm_name(types, from_zero, prepacked)
     existing = module.globals.get(name)
     if isinstance(existing, ir.Function):
         return existing
@@ -176,14 +180,16 @@ def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: boo
 
 @functools.cache
 def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
-    """Object code defining `gemm_name(types)`, its from-zero variant and the two few-rows
-    kernels (`gemv_name`); cached because it depends on nothing else, and building and
-    optimising it costs more than most dispatches."""
+    """Object code defining `gemm_name(types)`, its from-zero variant, for f32 their prepacked
+    variants, and the two few-rows kernels (`gemv_name`); cached because it depends on nothing
+    else, and building and optimising it costs more than most dispatches."""
     from weir.compiler.targets.llvm_cpu.target import compile_module
     module = ir.Module(name=gemm_name(types))
     module.triple = cpu.triple
     for from_zero in (False, True):  # external: the entry objects call them
         get_gemm(module, cpu, *types, from_zero).linkage = ""
+        if types == PREPACKED_TYPES:
+            get_gemm(module, cpu, *types, from_zero, prepacked=True).linkage = ""
     for transposed in (False, True):
         get_gemv(module, cpu, *types, transposed).linkage = ""
     return compile_module(module, cpu)
@@ -295,6 +301,32 @@ def _rhs_in_place(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: li
     return None
 
 
+def _prepacked_rhs(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef) -> ir.Value | None:
+    """The first panel of B when B is `collapse_shape(transpose(P x K x NR, [1, 0, 2]))` of
+    contiguous memory with this CPU's panel width NR: constant weights that global-optimization
+    stored in the microkernel's panel layout (pack_matmul_weights.py)."""
+    kv = low.kv
+    if rhs in low.memory or kv.dtype[rhs] != "f32":
+        return None
+    reshape = kv.ops[rhs[0]]
+    if not isinstance(reshape, k.Reshape) or len(reshape.shape) != 2:
+        return None
+    turned = kv.ref(reshape.input)
+    transpose = kv.ops[turned[0]] if turned not in low.memory else None
+    if not isinstance(transpose, k.Transpose) or tuple(transpose.permutation) != (1, 0, 2):
+        return None
+    panels = kv.ref(transpose.input)
+    shape = kv.shape[panels]
+    nr = panel_columns(low.cpu, "f32")
+    if len(shape) != 3 or not all(isinstance(d, int) for d in shape) or shape[2] != nr or \
+            tuple(reshape.shape) != (shape[1], shape[0] * nr):
+        return None
+    view = strided_view(low, b, panels)
+    if view is None or view.strides != [shape[1] * nr, nr, 1]:
+        return None
+    return view.ptr
+
+
 def lower_contraction(low: EntryLowering, b: ir.IRBuilder, n: int,
                       partitioned: bool) -> tuple[k.Dim, int]:
     op = low.kv.ops[n]
@@ -333,6 +365,18 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
                                      fill=not from_zero)
         a = _rows_in_memory(low, bb, lhs, prefix, *rows)
         m, width = _extent(bb, rows), _extent(bb, cols)
+        panels = None if direct or prefix or (a.dtype, "f32", c.dtype) != PREPACKED_TYPES \
+            else _prepacked_rhs(low, bb, rhs)
+        if panels is not None:
+            # Column blocks start at whole panels (multiples of COLUMN_TILE, or 0); ldb = K.
+            low.gemms.add(PREPACKED_TYPES)
+            first = bb.gep(panels, [bb.mul(cols[0], K)], inbounds=True)
+            bb.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, prepacked=True),
+                    [m, width, K, a.ptr, a.ld, first, K, c.ptr, c.ld])
+            if scratch:
+                copy_back(low, bb, c, dest, prefix, rows, cols)
+            finish_block(low, bb, n, [rows, cols])
+            return
         view = None if direct else _rhs_in_place(low, bb, rhs, prefix, cols[0])
         if view is not None and view[1]:
             types = (a.dtype, view[0].dtype, c.dtype)

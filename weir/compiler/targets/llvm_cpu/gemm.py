@@ -45,6 +45,7 @@ _INPUTS = frozenset({"f64", "f32", "f16", "bf16", "i8"})
 _ACCUMULATORS = frozenset({"f64", "f32", "i32"})
 _LINE_BYTES = 64
 _FROM_ZERO = "_from_zero"  # the suffix of the driver that starts from zero instead of C
+_PREPACKED = "_prepacked"  # the suffix of the entry points that read B's panels in place
 
 
 @dataclass(frozen=True)
@@ -278,7 +279,7 @@ class Emitter:
 
     # -- the register tile --------------------------------------------------------------------
 
-    def tile(self, rows: int, from_zero: bool = False) -> ir.Function:
+    def tile(self, rows: int, from_zero: bool = False, prepacked: bool = False) -> ir.Function:
         """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
         a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is
         loaded into the accumulators before the K loop and stored after it, so each element
@@ -287,9 +288,12 @@ class Emitter:
         differently. The next micro-panel's C is prefetched into L2 meanwhile, so that its
         misses overlap this tile's arithmetic (into L1 it would not survive the stream of B).
         `from_zero`: C's old contents are not read, the accumulators start at +0 (what a fill
-        with zero would have put there)."""
+        with zero would have put there). `prepacked`: B's panels are a binding's memory, which
+        is aligned to its element only, so its vectors are loaded unaligned."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
-        name = f"{self.name}.tile{rows}{'.from_zero' if from_zero else ''}"
+        name = f"{self.name}.tile{rows}{'.from_zero' if from_zero else ''}" \
+               f"{'.prepacked' if prepacked else ''}"
+        b_align = self.element_bytes if prepacked else self.vector_align
         existing = self._defined(name)
         if existing is not None:
             return existing
@@ -309,7 +313,7 @@ class Emitter:
         # instructions would otherwise take a tenth of what the front end can issue.
         entry = b.block
         with b.if_then(b.trunc(kc, ir.IntType(1))):
-            first_step = self._tile_step(b, rows, a, bp, _i64(0), zero)
+            first_step = self._tile_step(b, rows, a, bp, _i64(0), zero, b_align)
             odd = b.block
         start = b.phi(_I64, "k.start")
         start.add_incoming(_i64(0), entry)
@@ -329,8 +333,9 @@ class Emitter:
         k = b.phi(_I64, "k")
         k.add_incoming(start, head)
         accumulators = [b.phi(self.vector) for _ in initial]
-        stepped = self._tile_step(b, rows, a, bp, k, accumulators)
-        stepped = self._tile_step(b, rows, a, bp, b.add(k, _i64(1), flags=("nsw",)), stepped)
+        stepped = self._tile_step(b, rows, a, bp, k, accumulators, b_align)
+        stepped = self._tile_step(b, rows, a, bp, b.add(k, _i64(1), flags=("nsw",)), stepped,
+                                  b_align)
         k_next = b.add(k, _i64(2), flags=("nsw",))
         k.add_incoming(k_next, loop)
         for phi, start_value, value in zip(accumulators, initial, stepped):
@@ -356,11 +361,11 @@ class Emitter:
         return fn
 
     def _tile_step(self, b: ir.IRBuilder, rows: int, a: ir.Value, bp: ir.Value, k: ir.Value,
-                   accumulators: list[ir.Value]) -> list[ir.Value]:
+                   accumulators: list[ir.Value], b_align: int) -> list[ir.Value]:
         """One step of k: accumulator i*vectors + j gains A[i, k] * B[k, j-th vector]."""
         lanes, vectors = self.blk.lanes, self.blk.nr_vectors
         b_row = _at(b, bp, _mul(b, k, self.blk.nr))
-        b_vectors = [self._load_vector(b, _at(b, b_row, j * lanes), self.acc, self.vector_align)
+        b_vectors = [self._load_vector(b, _at(b, b_row, j * lanes), self.acc, b_align)
                      for j in range(vectors)]
         results = []
         for i in range(rows):
@@ -703,28 +708,32 @@ class Emitter:
 
     # -- the driver ---------------------------------------------------------------------------
 
-    def gemm(self, from_zero: bool = False) -> ir.Function:
+    def gemm(self, from_zero: bool = False, prepacked: bool = False) -> ir.Function:
         """The entry point: `C += A @ B`, or with `from_zero` `C = A @ B`, C's old contents
         never read (a product into a fill of zero, without the fill's pass over C and the first
         depth block's loads of it). Both call one driver with the choice as an argument, so
         that the variant costs three small tiles of code and compile time, not a second copy
-        of the driver."""
+        of the driver. `prepacked`: B is already in panels of NR columns (`panel_columns`),
+        panel p's row k at B + p*ldb*NR + k*NR with ldb = K, as global-optimization's
+        pack-matmul-weights stores constant weights; N is a multiple of NR."""
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
-        fn = self._function(f"{self.name}{_FROM_ZERO if from_zero else ''}",
+        fn = self._function(f"{self.name}{_PREPACKED if prepacked else ''}"
+                            f"{_FROM_ZERO if from_zero else ''}",
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
                              _I64], (3, 5, 7))
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        b.call(self._driver(), [*fn.args, ir.Constant(_BOOL, from_zero)])
+        b.call(self._driver(prepacked), [*fn.args, ir.Constant(_BOOL, from_zero)])
         b.ret_void()
         return fn
 
-    def _driver(self) -> ir.Function:
-        existing = self._defined(f"{self.name}.driver")
+    def _driver(self, prepacked: bool) -> ir.Function:
+        name = f"{self.name}.driver{_PREPACKED if prepacked else ''}"
+        existing = self._defined(name)
         if existing is not None:
             return existing
         blk = self.blk
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
-        fn = self._function(f"{self.name}.driver",
+        fn = self._function(name,
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
                              _I64, _BOOL], (3, 5, 7))
         fn.attributes.add("noinline")
@@ -738,13 +747,17 @@ class Emitter:
                     with b.if_then(from_zero):
                         self._zero(b, m, n, c, ldc)
                 with depth:
-                    with b.if_else(b.icmp_signed("<", n, _i64(2 * blk.lanes))) as (narrow, wide):
-                        with narrow:
-                            with b.if_then(from_zero):  # few columns: zeroing them costs little
-                                self._zero(b, m, n, c, ldc)
-                            self._dot_products(b, *args)
-                        with wide:
-                            self._blocked(b, *args, from_zero)
+                    if prepacked:  # whole panels: never the narrow case
+                        self._blocked(b, *args, from_zero, prepacked)
+                    else:
+                        with b.if_else(b.icmp_signed("<", n, _i64(2 * blk.lanes))) as (narrow,
+                                                                                     wide):
+                            with narrow:
+                                with b.if_then(from_zero):  # few columns: zeroing costs little
+                                    self._zero(b, m, n, c, ldc)
+                                self._dot_products(b, *args)
+                            with wide:
+                                self._blocked(b, *args, from_zero, prepacked)
         b.ret_void()
         return fn
 
@@ -758,21 +771,22 @@ class Emitter:
 
     def _blocked(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, k_extent: ir.Value,
                  a: ir.Value, lda: ir.Value, bsrc: ir.Value, ldb: ir.Value, c: ir.Value,
-                 ldc: ir.Value, from_zero: ir.Value) -> None:
+                 ldc: ir.Value, from_zero: ir.Value, prepacked: bool) -> None:
         """Loops: row blocks of mc; depth blocks of kc (balanced, so that K = 784 runs as
         4 x 196 rather than 3 x 256 + 16), their mc x kc block of A packed; column blocks of nc,
         their kc x nc block of B packed into L2; row panels of up to mr, their panel of A in
         L1; micro-panels of NR columns of B, one register tile each (`from_zero`: tiles that
-        start from zero rather than C in the first depth block)."""
+        start from zero rather than C in the first depth block). `prepacked`: B's panels are
+        read where they lie, nothing of B is packed."""
         blk = self.blk
-        tiles = {rows: self.tile(rows) for rows in blk.row_steps}
-        first_tiles = {rows: self.tile(rows, True) for rows in blk.row_steps}
+        tiles = {rows: self.tile(rows, False, prepacked) for rows in blk.row_steps}
+        first_tiles = {rows: self.tile(rows, True, prepacked) for rows in blk.row_steps}
         pack_a, pack_b = self.pack_a(), self.pack_b()
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
         # Scratch is sized for this call, so that small calls stay small. The A block has
         # room for the padding rows of its last panel.
         nc_max = _min(b, _mul(b, _ceil_div(b, n, blk.nr), blk.nr), _i64(blk.nc))
-        b_elements = _mul(b, kc_step, nc_max)
+        b_elements = _i64(0) if prepacked else _mul(b, kc_step, nc_max)
         a_rows = b.add(_min(b, m, _i64(blk.mc)), _i64(blk.mr))
         raw, b_pack = self._scratch(b, b.add(b_elements, _mul(b, a_rows, self.a_stride)))
         a_pack = _at(b, b_pack, b_elements)
@@ -783,15 +797,18 @@ class Emitter:
                 b.call(pack_a, [mc, kc, _at(b, a, b.add(_mul(b, ic, lda), pc)), lda, a_pack])
                 with _loop(b, _i64(0), n, blk.nc, "jc") as jc:
                     nc = _min(b, b.sub(n, jc), _i64(blk.nc))
-                    b.call(pack_b, [kc, nc, _at(b, bsrc, b.add(_mul(b, pc, ldb), jc)), ldb,
-                                    b_pack])
+                    if not prepacked:
+                        b.call(pack_b, [kc, nc, _at(b, bsrc, b.add(_mul(b, pc, ldb), jc)), ldb,
+                                        b_pack])
                     c_block = _at(b, c, b.add(_mul(b, ic, ldc), jc))
 
                     def panel(i: ir.Value, rows: ir.Value, valid: ir.Value) -> None:
                         with _loop(b, _i64(0), nc, blk.nr, "jr") as jr:
                             width = _min(b, b.sub(nc, jr), _i64(blk.nr))
-                            args = [kc, _at(b, a_pack, _mul(b, i, self.a_stride)),
-                                    _at(b, b_pack, _mul(b, jr, kc)),
+                            panel_at = _at(b, bsrc, b.add(_mul(b, b.add(jc, jr), ldb),
+                                                          _mul(b, pc, blk.nr))) \
+                                if prepacked else _at(b, b_pack, _mul(b, jr, kc))
+                            args = [kc, _at(b, a_pack, _mul(b, i, self.a_stride)), panel_at,
                                     _at(b, c_block, b.add(_mul(b, i, ldc), jr)), ldc, valid,
                                     width]
                             first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
@@ -860,16 +877,25 @@ class Emitter:
         b.position_at_end(joined)
 
 
+def panel_columns(cpu: CpuTarget, acc: str) -> int:
+    """NR, the columns of B in one packed panel for this CPU and accumulator type: the layout
+    of prepacked weights (global_opt/pack_matmul_weights.py)."""
+    return _blocking(cpu, acc).nr
+
+
 def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
-             from_zero: bool = False) -> ir.Function:
+             from_zero: bool = False, prepacked: bool = False) -> ir.Function:
     """`void @weir_gemm_<lhs>_<rhs>_<acc>(i64 M, i64 N, i64 K, lhs* A, i64 lda, rhs* B,
     i64 ldb, acc* C, i64 ldc)`: C[m, n] += sum_k A[m, k] * B[k, n] over row-major operands with
     row strides in elements, on the calling thread (callers split M). `from_zero`:
     `@weir_gemm_<lhs>_<rhs>_<acc>_from_zero`, the same signature, C[m, n] = sum_k ... with the
-    sum started from +0, as after a fill with zero. Declared once per module, internal: each
-    module that needs it carries its own copy; the two variants share their helpers."""
+    sum started from +0, as after a fill with zero. `prepacked` (`..._prepacked[_from_zero]`):
+    B in panels of `panel_columns` columns, ldb = K. Declared once per module, internal: each
+    module that needs it carries its own copy; the variants share their helpers."""
     _check_kinds(lhs, rhs, acc)
-    existing = module.globals.get(f"weir_gemm_{lhs}_{rhs}_{acc}{_FROM_ZERO if from_zero else ''}")
+    name = f"weir_gemm_{lhs}_{rhs}_{acc}{_PREPACKED if prepacked else ''}" \
+           f"{_FROM_ZERO if from_zero else ''}"
+    existing = module.globals.get(name)
     if isinstance(existing, ir.Function):
         return existing
-    return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero)
+    return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero, prepacked)

@@ -1,0 +1,129 @@
+"""Stores a matmul's constant right operand (K x N weights) in the panel layout the llvm-cpu
+GEMM microkernel reads: panels of NR columns, each K x NR contiguous (shape P x K x NR), read
+back as `collapse_shape(transpose(panels, [1, 0, 2]))`, which is the K x N matrix again.
+
+Why: the microkernel multiplies from packed panels of B. Packed on every call, a weight is read
+from memory and written to scratch before each use: for an LSTM's recurrent 8 x 256 @ 256 x
+1024 step or a linear layer at batch 64, packing costs as much as the products. The weights are
+constant, so they are packed once, here, and the microkernel reads the panels in place (the
+llvm-cpu target recognises the transpose-and-collapse of a P x K x NR binding whose NR is its
+own panel width). Every other target reads the same program as the plain K x N product it
+still is, so the rewrite is exact everywhere and fast where the layout matches.
+
+Only where it pays and is simple: a 2-D matmul without maps of its own, f32 throughout, static
+shapes, more than `GEMV_ROWS` rows (fewer read B in place, unpacked), N a multiple of NR, and
+when llvm-cpu is one of the targets (NR is its panel width for the target CPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from weir.compiler.global_opt.constant_values import constant_value
+from weir.compiler.pass_base import Pass
+from weir.compiler.state import CompilationState
+from weir.compiler.tensor_shapes import reassociation
+from weir.dialects import linalg_ext
+from weir.ir import constants_of
+from weir.ir.upstream import (
+    arith,
+    Builder,
+    DenseArrayBase,
+    DenseResourceAttr,
+    EmptyOp,
+    Float32Type,
+    InsertPoint,
+    IntegerType,
+    linalg,
+    ModuleOp,
+    Operation,
+    SSAValue,
+    tensor,
+    TensorType,
+)
+
+_F32 = Float32Type()
+_I64 = IntegerType(64)
+# At most this many rows, the microkernel reads B where it lies (contraction.SMALL_M).
+GEMV_ROWS = 4
+# Weights smaller than this many elements are packed quickly enough on each call.
+MIN_ELEMENTS = 4096
+
+
+class PackMatmulWeights(Pass):
+    flag = "pack-matmul-weights"
+
+    def run(self, module: ModuleOp, state: CompilationState) -> None:
+        panel = _panel_columns(state)
+        if panel is None:
+            return
+        constants = constants_of(module)
+        for op in list(module.walk()):
+            if not _plain_matmul(op):
+                continue
+            lhs, rhs = op.operands[0], op.operands[1]
+            m = _static_shape(lhs)
+            shape = _static_shape(rhs)
+            if m is None or shape is None or m[0] <= GEMV_ROWS:
+                continue
+            k, n = shape
+            if n % panel or k * n < MIN_ELEMENTS:
+                continue
+            weights = constant_value(rhs, constants)
+            if weights is None or weights.dtype != np.float32:
+                continue
+            panels = np.ascontiguousarray(weights.reshape(k, n // panel, panel).transpose(1, 0, 2))
+            hint = f"{_name(rhs)}_panels{panel}"
+            name = constants.add(panels.tobytes(), hint)
+            b = Builder(InsertPoint.before(op))
+            packed_t = TensorType(_F32, (n // panel, k, panel))
+            packed = b.insert(arith.ConstantOp(DenseResourceAttr.from_params(name, packed_t),
+                                               packed_t)).result
+            rows_t = TensorType(_F32, (k, n // panel, panel))
+            empty = b.insert(EmptyOp([], rows_t)).tensor
+            turned = b.insert(linalg.TransposeOp(
+                packed, empty, DenseArrayBase.from_list(_I64, [1, 0, 2]), rows_t)).results[0]
+            matrix = b.insert(tensor.CollapseShapeOp.build(
+                operands=[turned], result_types=[TensorType(_F32, (k, n))],
+                properties={"reassociation": reassociation([[0], [1, 2]])})).results[0]
+            source = rhs.owner
+            op.operands[1] = matrix
+            if isinstance(source, Operation) and not any(r.uses for r in source.results):
+                source.detach()
+                source.erase()
+
+
+def _panel_columns(state: CompilationState) -> int | None:
+    """The llvm-cpu GEMM's f32 panel width for the target CPU; None without llvm-cpu."""
+    if "llvm-cpu" not in state.options.target_backends:
+        return None
+    from weir.compiler.targets.llvm_cpu.gemm import panel_columns
+    from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
+    options = state.options
+    return panel_columns(resolve_cpu(options.llvmcpu_target_cpu,
+                                     options.llvmcpu_target_cpu_features), "f32")
+
+
+def _plain_matmul(op: Operation) -> bool:
+    if isinstance(op, linalg_ext.MatmulOp):
+        if op.has_explicit_maps():
+            return False
+    elif not isinstance(op, linalg.MatmulOp):
+        return False
+    if len(op.operands) != 3 or len(op.results) != 1:
+        return False
+    types = [v.type for v in (*op.operands, op.results[0])]
+    return all(isinstance(t, TensorType) and t.element_type == _F32 for t in types)
+
+
+def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
+    t = value.type
+    if not isinstance(t, TensorType) or not t.has_static_shape():
+        return None
+    return tuple(t.get_shape())
+
+
+def _name(value: SSAValue) -> str:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseResourceAttr):
+        return owner.value.resource_handle.data
+    return "weights"
