@@ -22,11 +22,12 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
-from weir.compiler.targets.llvm_cpu.gemm import get_gemm, panel_columns
+from weir.compiler.targets.llvm_cpu.gemm import gemm_name, get_gemm, panel_columns
 from weir.compiler.targets.llvm_cpu.gemv import get_gemv, gemv_name
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.object_code import compile_module
 from weir.compiler.targets.llvm_cpu.strided import strided_view
 from weir.format import kernel_description as k
 
@@ -148,12 +149,6 @@ def starts_from_zero(low: EntryLowering, init: ValueRef) -> bool:
         op.value == 0 and math.copysign(1.0, op.value) > 0
 
 
-def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
-              prepacked: bool = False) -> str:
-    return "weir_gemm_{}_{}_{}".format(*types) + ("_prepacked" if prepacked else "") + \
-        ("_from_zero" if from_zero else "")
-
-
 def declare_gemm(module: ir.Module, types: tuple[str, str, str],
                  from_zero: bool = False, prepacked: bool = False) -> ir.Function:
     """The microkernel as an external symbol: its code is a separate object, compiled once per
@@ -183,7 +178,6 @@ def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
     """Object code defining `gemm_name(types)`, its from-zero variant, for f32 their prepacked
     variants, and the two few-rows kernels (`gemv_name`); cached because it depends on nothing
     else, and building and optimising it costs more than most dispatches."""
-    from weir.compiler.targets.llvm_cpu.target import compile_module
     module = ir.Module(name=gemm_name(types))
     module.triple = cpu.triple
     for from_zero in (False, True):  # external: the entry objects call them
@@ -327,6 +321,41 @@ def _prepacked_rhs(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef) -> ir.Val
     return view.ptr
 
 
+def _product(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: list[ir.Value],
+             a: Strided, c: Strided, m: ir.Value, width: ir.Value, K: ir.Value, col: ir.Value,
+             direct: bool, from_zero: bool) -> None:
+    """c (+)= a @ rhs[prefix][:, col:col + width] through the kernel that reads rhs best: the
+    prepacked microkernel on panels stored at compile time, dot products on a transposed rhs of
+    few rows, the microkernel on rhs in place or (an expression) on a copy of it."""
+    panels = None if direct or prefix or (a.dtype, "f32", c.dtype) != PREPACKED_TYPES \
+        else _prepacked_rhs(low, b, rhs)
+    if panels is not None:
+        # Column blocks start at whole panels (multiples of COLUMN_TILE, or 0); ldb = K.
+        low.gemms.add(PREPACKED_TYPES)
+        first = b.gep(panels, [b.mul(col, K)], inbounds=True)
+        b.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, prepacked=True),
+               [m, width, K, a.ptr, a.ld, first, K, c.ptr, c.ld])
+        return
+    view = None if direct else _rhs_in_place(low, b, rhs, prefix, col)
+    if view is not None and not view[1]:
+        gemm(low, b, m, width, K, a, view[0], c, direct, from_zero)
+        return
+    if view is not None:  # Bt: its rows are dot products for few rows only
+        bt = view[0]
+        types = (a.dtype, bt.dtype, c.dtype)
+        if types in GEMM_TYPES and isinstance(m, ir.Constant) and m.constant <= SMALL_M:
+            low.gemms.add(types)
+            if from_zero:
+                zero_block(b, c, m, width)
+            b.call(declare_gemv(low.module, types, True),
+                   [m, width, K, a.ptr, a.ld, bt.ptr, bt.ld, c.ptr, c.ld])
+            return
+    # More rows run the GEMM on a copy of rhs, as does an rhs that is an expression.
+    rb = _rows_in_memory(low, b, rhs, prefix, I64(0), K)
+    gemm(low, b, m, width, K, a, Strided(b.gep(rb.ptr, [col], inbounds=True), rb.ld, rb.dtype),
+         c, direct, from_zero)
+
+
 def lower_contraction(low: EntryLowering, b: ir.IRBuilder, n: int,
                       partitioned: bool) -> tuple[k.Dim, int]:
     op = low.kv.ops[n]
@@ -365,38 +394,7 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
                                      fill=not from_zero)
         a = _rows_in_memory(low, bb, lhs, prefix, *rows)
         m, width = _extent(bb, rows), _extent(bb, cols)
-        panels = None if direct or prefix or (a.dtype, "f32", c.dtype) != PREPACKED_TYPES \
-            else _prepacked_rhs(low, bb, rhs)
-        if panels is not None:
-            # Column blocks start at whole panels (multiples of COLUMN_TILE, or 0); ldb = K.
-            low.gemms.add(PREPACKED_TYPES)
-            first = bb.gep(panels, [bb.mul(cols[0], K)], inbounds=True)
-            bb.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, prepacked=True),
-                    [m, width, K, a.ptr, a.ld, first, K, c.ptr, c.ld])
-            if scratch:
-                copy_back(low, bb, c, dest, prefix, rows, cols)
-            finish_block(low, bb, n, [rows, cols])
-            return
-        view = None if direct else _rhs_in_place(low, bb, rhs, prefix, cols[0])
-        if view is not None and view[1]:
-            types = (a.dtype, view[0].dtype, c.dtype)
-            # Bt's rows are dot products for few rows only; more run the GEMM on a copy.
-            if types in GEMM_TYPES and isinstance(m, ir.Constant) and m.constant <= SMALL_M:
-                low.gemms.add(types)
-                bt = view[0]
-                if from_zero:
-                    zero_block(bb, c, m, width)
-                bb.call(declare_gemv(low.module, types, True),
-                        [m, width, K, a.ptr, a.ld, bt.ptr, bt.ld, c.ptr, c.ld])
-            else:
-                view = None
-        if view is None:
-            rb = _rows_in_memory(low, bb, rhs, prefix, I64(0), K)
-            gemm(low, bb, m, width, K, a,
-                 Strided(bb.gep(rb.ptr, [cols[0]], inbounds=True), rb.ld, rb.dtype), c, direct,
-                 from_zero)
-        elif not view[1]:
-            gemm(low, bb, m, width, K, a, view[0], c, direct, from_zero)
+        _product(low, bb, rhs, prefix, a, c, m, width, K, cols[0], direct, from_zero)
         if scratch:
             copy_back(low, bb, c, dest, prefix, rows, cols)
         finish_block(low, bb, n, [(i, bb.add(i, I64(1))) for i in prefix] + [rows, cols])

@@ -44,8 +44,15 @@ _FLOATS = frozenset({"f64", "f32", "f16", "bf16"})
 _INPUTS = frozenset({"f64", "f32", "f16", "bf16", "i8"})
 _ACCUMULATORS = frozenset({"f64", "f32", "i32"})
 _LINE_BYTES = 64
-_FROM_ZERO = "_from_zero"  # the suffix of the driver that starts from zero instead of C
 _PREPACKED = "_prepacked"  # the suffix of the entry points that read B's panels in place
+
+
+def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
+              prepacked: bool = False) -> str:
+    """The symbol of an entry point of the microkernel: defined here, declared by the entry
+    objects that call it (contraction.py)."""
+    return "weir_gemm_{}_{}_{}".format(*types) + (_PREPACKED if prepacked else "") + \
+        ("_from_zero" if from_zero else "")
 
 
 @dataclass(frozen=True)
@@ -187,7 +194,7 @@ class Emitter:
         self.module = module
         self.cpu = cpu
         self.lhs, self.rhs, self.acc = lhs, rhs, acc
-        self.name = f"weir_gemm_{lhs}_{rhs}_{acc}"
+        self.name = gemm_name((lhs, rhs, acc))
         self.blk = _blocking(cpu, acc)
         self.scalar = _MEMORY_TYPES[acc]
         self.vector = _vector_type(acc, self.blk.lanes)
@@ -217,8 +224,8 @@ class Emitter:
         return existing if isinstance(existing, ir.Function) else None
 
     def _declare(self, name: str, ftype: ir.FunctionType) -> ir.Function:
-        existing = self.module.globals.get(name)
-        if isinstance(existing, ir.Function):
+        existing = self._defined(name)
+        if existing is not None:
             return existing
         fn = ir.Function(self.module, ftype, name)
         fn.attributes.add("nounwind")
@@ -717,8 +724,7 @@ class Emitter:
         panel p's row k at B + p*ldb*NR + k*NR with ldb = K, as global-optimization's
         pack-matmul-weights stores constant weights; N is a multiple of NR."""
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
-        fn = self._function(f"{self.name}{_PREPACKED if prepacked else ''}"
-                            f"{_FROM_ZERO if from_zero else ''}",
+        fn = self._function(gemm_name((self.lhs, self.rhs, self.acc), from_zero, prepacked),
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
                              _I64], (3, 5, 7))
         b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -757,7 +763,7 @@ class Emitter:
                                     self._zero(b, m, n, c, ldc)
                                 self._dot_products(b, *args)
                             with wide:
-                                self._blocked(b, *args, from_zero, prepacked)
+                                self._blocked(b, *args, from_zero, False)
         b.ret_void()
         return fn
 
@@ -893,9 +899,7 @@ def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
     B in panels of `panel_columns` columns, ldb = K. Declared once per module, internal: each
     module that needs it carries its own copy; the variants share their helpers."""
     _check_kinds(lhs, rhs, acc)
-    name = f"weir_gemm_{lhs}_{rhs}_{acc}{_PREPACKED if prepacked else ''}" \
-           f"{_FROM_ZERO if from_zero else ''}"
-    existing = module.globals.get(name)
+    existing = module.globals.get(gemm_name((lhs, rhs, acc), from_zero, prepacked))
     if isinstance(existing, ir.Function):
         return existing
     return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero, prepacked)
