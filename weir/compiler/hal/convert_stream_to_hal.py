@@ -30,7 +30,7 @@ from weir.compiler.host_control_flow import (
     rebuild_exit,
     REGION_EXITS,
 )
-from weir.compiler.hal.workgroup_counts import entry_grids, workgroup_count
+from weir.compiler.hal.workgroup_counts import entry_grids, index_constant, workgroup_count
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
@@ -223,12 +223,9 @@ class _FunctionLowering:
             rebuild_exit(op, self._passed(values, Builder(InsertPoint.before(op))))
             self.dead.append(op)
 
-    def _index(self, b: Builder, value: int) -> SSAValue:
-        return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
     def _all_dims(self, t: TensorType, dynamic: list[SSAValue], b: Builder) -> list[SSAValue]:
         it = iter(dynamic)
-        return [next(it) if d < 0 else self._index(b, d) for d in t.get_shape()]
+        return [next(it) if d < 0 else index_constant(b, d) for d in t.get_shape()]
 
     def _stream_tensor_import(self, op: stream.TensorImportOp, b: Builder) -> None:
         t = op.encoding
@@ -247,7 +244,7 @@ class _FunctionLowering:
         for d in t.get_shape():
             if d >= 0:
                 static *= d
-        size = self._index(b, static)
+        size = index_constant(b, static)
         for d in op.dims:
             size = b.insert(arith.MuliOp(size, d)).result
         op.result.replace_all_uses_with(size)
@@ -398,7 +395,7 @@ class _FunctionLowering:
         exe = b.insert(hal.ExecutableLookupOp.build(
             operands=[device], result_types=[hal.ExecutableType()],
             properties={"executable": SymbolRefAttr(executable)})).result
-        one = self._index(b, 1)
+        one = index_constant(b, 1)
         constants = list(cmd.push_constants)
         if clone_constants:
             constants = [_clone_constant(c, b) for c in constants]

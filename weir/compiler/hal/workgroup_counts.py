@@ -37,17 +37,18 @@ def workgroup_count(grid: WorkgroupGrid | None, constants: list[SSAValue],
     """The x count of `grid` (1 without one): a constant, or ceil(push constant / tile)
     computed by the host when the split dimension is only known at run time."""
     if grid is None:
-        return _index(b, 1)
+        return index_constant(b, 1)
     if not isinstance(grid.extent, PushDim):
-        return _index(b, grid.count(()))
+        return index_constant(b, grid.count(()))
     value = constants[grid.extent.index]
     known = value.owner
     if isinstance(known, arith.ConstantOp) and isinstance(known.value, IntegerAttr):
-        return _index(b, grid.count([0] * grid.extent.index + [known.value.value.data]))
+        return index_constant(b, grid.count([0] * grid.extent.index + [known.value.value.data]))
     if grid.tile == 1:
         return value
-    return b.insert(arith.CeilDivUIOp(value, _index(b, grid.tile))).result
+    return b.insert(arith.CeilDivUIOp(value, index_constant(b, grid.tile))).result
 
 
-def _index(b: Builder, value: int) -> SSAValue:
+def index_constant(b: Builder, value: int) -> SSAValue:
+    """An `index` constant inserted at `b` (the host lowering's counts and offsets)."""
     return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
