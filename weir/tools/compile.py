@@ -114,14 +114,15 @@ def target_devices_from_flags(flags: ParsedFlags) -> tuple[TargetDevice, ...]:
     return tuple(devices)
 
 
-def _names(flags: ParsedFlags, flag: str) -> list[str]:
+def flag_names(flags: ParsedFlags, flag: str) -> list[str]:
+    """A repeated, comma-separated flag's names (`--iree-hal-target-backends=a,b`)."""
     return [b.strip() for value in flags.strings(flag) for b in value.split(",") if b.strip()]
 
 
 def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
     devices = target_devices_from_flags(flags)
-    backends = _names(flags, "iree-hal-target-backends")
-    local_backends = _names(flags, "iree-hal-local-target-device-backends")
+    backends = flag_names(flags, "iree-hal-target-backends")
+    local_backends = flag_names(flags, "iree-hal-local-target-device-backends")
     if local_backends and not devices:
         raise UsageError("--iree-hal-local-target-device-backends needs "
                          "--iree-hal-target-device=NAME=local[N]")

@@ -20,6 +20,7 @@ from weir.tools.compile import (
     BACKENDS_FLAG,
     EXECUTION_MODEL_FLAG,
     execution_model_from_flags,
+    flag_names,
     MEMOIZATION_FLAG,
     TARGET_CPU_FEATURES_FLAG,
     TARGET_CPU_FLAG,
@@ -51,8 +52,7 @@ def _body(argv: Sequence[str]) -> int:
         return 0
     # Pass flags are bool flags named after their pass; `--PASS=false` runs nothing.
     passes = [PASSES[name] for name, on in flags.given if name in PASSES and on]
-    backends = tuple(b.strip() for value in flags.strings("iree-hal-target-backends")
-                     for b in value.split(",") if b.strip())
+    backends = tuple(flag_names(flags, "iree-hal-target-backends"))
     options = CompilerOptions(execution_model=execution_model_from_flags(flags),
                               target_devices=target_devices_from_flags(flags),
                               hal_memoization=flags.boolean("iree-hal-memoization"),
