@@ -1,6 +1,7 @@
-"""Code that weir's runtime generates for itself (the replay executors, the doorbell spin), compiled once per
-process for this CPU. Never text from a module file: module payloads are object code that
-llvm_cpu.py links, and nothing here parses what a user supplied.
+"""Code that weir's runtime generates for itself (the replay executors, the work board of
+local-task's helper threads), compiled once per process for this CPU. Never text from a module
+file: module payloads are object code that llvm_cpu.py links, and nothing here parses what a
+user supplied.
 
 Builds take `LLVM_LOCK`: LLVM's global context is not safe to use from two threads at once, and
 the first use of an executor can happen on several device threads together. A function is built
