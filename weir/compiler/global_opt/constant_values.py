@@ -159,3 +159,12 @@ def _step(op: Operation, values: dict[SSAValue, np.ndarray]) -> bool:
         return False
     values[op.results[0]] = np.asarray(out).astype(result_dtype)
     return True
+
+
+def resource_name(value: SSAValue, default: str) -> str:
+    """The name of the resource `value` is a constant of, else `default`: a hint for the name
+    of a constant derived from it."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseResourceAttr):
+        return owner.value.resource_handle.data
+    return default

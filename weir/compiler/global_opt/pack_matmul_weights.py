@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from weir.compiler.global_opt.constant_values import constant_value
+from weir.compiler.global_opt.constant_values import constant_value, resource_name
+from weir.compiler.global_opt.target_cpu import llvm_cpu_target
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.tensor_shapes import reassociation
 from weir.dialects import linalg_ext
+from weir.format.packed_weights import MATMUL_PANELS_PERMUTATION, matmul_panels
 from weir.ir import constants_of
 from weir.ir.upstream import (
     arith,
@@ -71,8 +73,8 @@ class PackMatmulWeights(Pass):
             weights = constant_value(rhs, constants)
             if weights is None or weights.dtype != np.float32:
                 continue
-            panels = np.ascontiguousarray(weights.reshape(k, n // panel, panel).transpose(1, 0, 2))
-            hint = f"{_name(rhs)}_panels{panel}"
+            panels = matmul_panels(weights, panel)
+            hint = f"{resource_name(rhs, 'weights')}_panels{panel}"
             name = constants.add(panels.tobytes(), hint)
             b = Builder(InsertPoint.before(op))
             packed_t = TensorType(_F32, (n // panel, k, panel))
@@ -81,7 +83,7 @@ class PackMatmulWeights(Pass):
             rows_t = TensorType(_F32, (k, n // panel, panel))
             empty = b.insert(EmptyOp([], rows_t)).tensor
             turned = b.insert(linalg.TransposeOp(
-                packed, empty, DenseArrayBase.from_list(_I64, [1, 0, 2]), rows_t)).results[0]
+                packed, empty, DenseArrayBase.from_list(_I64, MATMUL_PANELS_PERMUTATION), rows_t)).results[0]
             matrix = b.insert(tensor.CollapseShapeOp.build(
                 operands=[turned], result_types=[TensorType(_F32, (k, n))],
                 properties={"reassociation": reassociation([[0], [1, 2]])})).results[0]
@@ -94,13 +96,11 @@ class PackMatmulWeights(Pass):
 
 def _panel_columns(state: CompilationState) -> int | None:
     """The llvm-cpu GEMM's f32 panel width for the target CPU; None without llvm-cpu."""
-    if "llvm-cpu" not in state.options.target_backends:
+    cpu = llvm_cpu_target(state)
+    if cpu is None:
         return None
     from weir.compiler.targets.llvm_cpu.gemm import panel_columns
-    from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
-    options = state.options
-    return panel_columns(resolve_cpu(options.llvmcpu_target_cpu,
-                                     options.llvmcpu_target_cpu_features), "f32")
+    return panel_columns(cpu, "f32")
 
 
 def _plain_matmul(op: Operation) -> bool:
@@ -120,10 +120,3 @@ def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
     if not isinstance(t, TensorType) or not t.has_static_shape():
         return None
     return tuple(t.get_shape())
-
-
-def _name(value: SSAValue) -> str:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseResourceAttr):
-        return owner.value.resource_handle.data
-    return "weights"

@@ -9,6 +9,7 @@ from weir.compiler.global_opt.fold_batch_norm_into_conv import FoldBatchNormInto
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
 from weir.compiler.global_opt.fold_zero_products import FoldZeroProducts
 from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
+from weir.compiler.global_opt.pack_conv_filters import PackConvFilters
 from weir.compiler.global_opt.pack_matmul_weights import PackMatmulWeights
 from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
@@ -29,5 +30,7 @@ PASSES: tuple[Pass, ...] = (
     # Constant matmul weights in the GEMM's panel layout: packed once here, not on every call
     # (last: after the folds above have made the weights the constants they are).
     PackMatmulWeights(),
+    # Constant convolution filters in the direct kernel's panel layout, for the same reason.
+    PackConvFilters(),
 )
 VERIFY = verify_global_optimization

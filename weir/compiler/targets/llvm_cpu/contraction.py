@@ -28,8 +28,9 @@ from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.object_code import compile_module
-from weir.compiler.targets.llvm_cpu.strided import strided_view
+from weir.compiler.targets.llvm_cpu.strided import packed_source, strided_view
 from weir.format import kernel_description as k
+from weir.format.packed_weights import MATMUL_PANELS_PERMUTATION, matmul_panels_shape
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
@@ -299,26 +300,13 @@ def _prepacked_rhs(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef) -> ir.Val
     """The first panel of B when B is `collapse_shape(transpose(P x K x NR, [1, 0, 2]))` of
     contiguous memory with this CPU's panel width NR: constant weights that global-optimization
     stored in the microkernel's panel layout (pack_matmul_weights.py)."""
-    kv = low.kv
-    if rhs in low.memory or kv.dtype[rhs] != "f32":
-        return None
-    reshape = kv.ops[rhs[0]]
-    if not isinstance(reshape, k.Reshape) or len(reshape.shape) != 2:
-        return None
-    turned = kv.ref(reshape.input)
-    transpose = kv.ops[turned[0]] if turned not in low.memory else None
-    if not isinstance(transpose, k.Transpose) or tuple(transpose.permutation) != (1, 0, 2):
-        return None
-    panels = kv.ref(transpose.input)
-    shape = kv.shape[panels]
+    shape = low.kv.shape[rhs]
     nr = panel_columns(low.cpu, "f32")
-    if len(shape) != 3 or not all(isinstance(d, int) for d in shape) or shape[2] != nr or \
-            tuple(reshape.shape) != (shape[1], shape[0] * nr):
+    if len(shape) != 2 or not all(isinstance(d, int) for d in shape) or \
+            int(shape[1]) % nr:  # type: ignore[operator]
         return None
-    view = strided_view(low, b, panels)
-    if view is None or view.strides != [shape[1] * nr, nr, 1]:
-        return None
-    return view.ptr
+    return packed_source(low, b, rhs, MATMUL_PANELS_PERMUTATION,
+                         matmul_panels_shape(int(shape[0]), int(shape[1]), nr))  # type: ignore[arg-type]
 
 
 def _product(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: list[ir.Value],

@@ -69,6 +69,15 @@ class Pixels:
 
 
 @dataclass(frozen=True)
+class Panel:
+    """The filter as the kernel reads it: all its panels, packed at compile time, one after
+    another (`prepacked`), or scratch for the panel of one block."""
+
+    ptr: ir.Value
+    prepacked: bool
+
+
+@dataclass(frozen=True)
 class _Blocking:
     lanes: int    # f32 elements per vector register
     mr: int       # output pixels per register tile
@@ -84,6 +93,11 @@ def _blocking(cpu: CpuTarget) -> _Blocking:
     broadcast; AVX-512's 32 hold 12 x 2 of them."""
     return _Blocking(lanes=cpu.vector_bits // 32, mr=12 if cpu.vector_bits == 512 else 6,
                      vectors=2)
+
+
+def panel_width(cpu: CpuTarget) -> int:
+    """Output channels per panel of the filter (pack_conv_filters.py packs constant filters so)."""
+    return _blocking(cpu).nr
 
 
 def direct_conv_applies(dtypes: tuple[str, str, str], static: list[object]) -> bool:
@@ -107,6 +121,11 @@ class DirectConv:
         self.full_fn = self._range_function(f"{name}.full", self.blk.vectors, self.blk.nr)
         self.rest_fn = self._range_function(f"{name}.rest", self.rest_vectors, self.rest) \
             if self.rest_vectors else None
+
+    @property
+    def blocks(self) -> int:
+        """Blocks of nr output channels, the last one partial when nr does not divide F."""
+        return self.full_blocks + (1 if self.rest_vectors else 0)
 
     @property
     def taps_per_chunk(self) -> int:
@@ -165,28 +184,42 @@ class DirectConv:
             pack(b, block, width, (0, self.rest), False, "pr")
             pack(b, block, width, (self.rest, width), True, "pz")
 
+    def panel(self, b: ir.IRBuilder, packed: ir.Value | None) -> Panel:
+        """Where `run` finds the filter's panels: `packed`, the panels global-optimization
+        stored at compile time (F is then a multiple of nr), or else scratch for one block,
+        which `run` packs before each block's pixels (allocated here, outside any loop)."""
+        if packed is not None:
+            return Panel(packed, True)
+        return Panel(self.low.scratch_memory(b, "f32", [I64(self.taps * self.blk.nr)]).ptr,
+                     False)
+
     def run(self, b: ir.IRBuilder, w: ValueRef, layout: str, x: Pixels,
             pixels: tuple[ir.Value, ir.Value], c: ir.Value, c_first: ir.Value,
-            ldc: ir.Value) -> None:
-        """Output pixels [pixels) (numbered (n * OH + oh) * OW + ow) of all F channels: row p of
-        the f32 accumulator at c + (p - c_first) * ldc gains the convolution of the input `x`
-        with the filter `w` (dimensions named by `layout`). One block of nr channels at a
-        time: its panel is packed into scratch (one block's worth, reused), then every pixel
-        runs over it, so the filter is packed once per call and each panel line loaded serves
+            ldc: ir.Value, panels: Panel, blocks: tuple[ir.Value, ir.Value]) -> None:
+        """Output pixels [pixels) (numbered (n * OH + oh) * OW + ow) of the channel blocks
+        [blocks) (of `self.blocks`; the last one may be partial): row p of the f32 accumulator
+        at c + (p - c_first) * ldc gains the convolution of the input `x` with the filter `w`
+        (dimensions named by `layout`). One block of nr channels at a time: its panel is
+        packed into scratch, unless it was packed at compile time, then every pixel runs over
+        it, so the filter is packed at most once per call and each panel line loaded serves
         all the pixels' tiles."""
-        panel = self.low.scratch_memory(b, "f32", [I64(self.taps * self.blk.nr)]).ptr
-
         def block(bb: ir.IRBuilder, fb: ir.Value, full: bool) -> None:
-            self._pack_block(bb, w, layout, panel, fb, full)
+            if panels.prepacked:
+                at = bb.gep(panels.ptr, [bb.mul(fb, I64(self.taps * self.blk.nr))],
+                            inbounds=True)
+            else:
+                self._pack_block(bb, w, layout, panels.ptr, fb, full)
+                at = panels.ptr
             fn = self.full_fn if full else self.rest_fn
             assert fn is not None
-            bb.call(fn, [x.ptr, x.image0, x.image_stride, x.row_stride, *pixels, panel, c,
+            bb.call(fn, [x.ptr, x.image0, x.image_stride, x.row_stride, *pixels, at, c,
                          c_first, ldc, bb.mul(fb, I64(self.blk.nr))])
         with b.if_then(b.icmp_signed("<", pixels[0], pixels[1])):
-            for_range(b, I64(0), I64(self.full_blocks), lambda bb, fb: block(bb, fb, True),
-                      "fb")
+            for_range(b, blocks[0], smin(b, blocks[1], I64(self.full_blocks)),
+                      lambda bb, fb: block(bb, fb, True), "fb")
             if self.rest_fn is not None:
-                block(b, I64(self.full_blocks), False)
+                with b.if_then(b.icmp_signed(">", blocks[1], I64(self.full_blocks))):
+                    block(b, I64(self.full_blocks), False)
 
     @property
     def pixels_per_block(self) -> int:

@@ -37,16 +37,19 @@ from weir.compiler.targets.llvm_cpu.conv_kernel import (
     DirectConv,
     Pixels,
     direct_conv_applies,
+    panel_width,
 )
 from weir.compiler.targets.llvm_cpu.depthwise import (
     lower_vector_depthwise,
     vector_depthwise_applies,
 )
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smax, smin
 from weir.compiler.targets.llvm_cpu.pointwise_conv import lower_pointwise, pointwise_applies
+from weir.compiler.targets.llvm_cpu.strided import packed_source
 from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
 from weir.format import kernel_description as k
+from weir.format.packed_weights import conv_panels_permutation, conv_panels_shape
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
@@ -100,17 +103,23 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     extent: k.Dim = 1
     tile = 1
     lo, hi = I64(0), b.mul(od["N"], out_h)
+    per_row = 1  # multiply-adds per output row: OW x F x KH x KW x C
     if partitioned and isinstance(shape["N"], int) and isinstance(shape["H"], int):
         rows = shape["N"] * shape["H"]
         wd_static = dict(zip(op.filter_layout, kv.shape[w]))
-        per_row = 1  # multiply-adds per output row: OW x F x KH x KW x C
         for d in (shape["W"], shape["F"], wd_static["H"], wd_static["W"], wd_static["C"]):
             per_row *= d if isinstance(d, int) else 64
         _, extent, tile = low.grid((rows,), per_row)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
 
     if direct is not None:
-        _direct_rows(low, b, n, op, direct, xm, (lo, hi), acc)
+        tiles = extent if isinstance(extent, int) and extent > 1 else 0
+        groups = _channel_groups(direct, -(-tiles // tile), tile * per_row) if tiles else 1
+        if groups > 1:
+            _direct_conv(low, b, n, op, direct, xm, acc, tiles, tile, groups)
+            return groups * -(-tiles // tile), 1
+        _direct_rows(low, b, n, op, direct, xm, (lo, hi), acc)(
+            b, (lo, hi), (I64(0), I64(direct.blocks)))
         return extent, tile
 
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
@@ -179,13 +188,57 @@ def _tap_gemms(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | No
     for_range(b, I64(0), kh_n, tap_row, "kh")
 
 
+def _channel_groups(kernel: DirectConv, row_tiles: int, work_per_tile: int) -> int:
+    """Into how many groups of output channel blocks to split each range of output rows: 1,
+    unless there are too few row ranges to keep several threads evenly busy (a 7 x 7 image
+    is 7 rows: 4 + 3 on two threads). A power of two, so that any power-of-two count of
+    threads takes whole groups; each group keeps enough work to be worth a thread."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import WORK_PER_WORKGROUP
+    groups = 1
+    while row_tiles * groups < ROW_RANGES and groups * 2 <= kernel.blocks and \
+            work_per_tile // (groups * 2) >= WORK_PER_WORKGROUP:
+        groups *= 2
+    return groups
+
+
+def _direct_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
+                 kernel: DirectConv, xm: Memory | None, acc: str, rows: int, row_tile: int,
+                 groups: int) -> None:
+    """Workgroups [begin, end) of `groups` x ceil(rows / row_tile), numbered group-major:
+    workgroup g * R + r is rows [r, r + 1) * row_tile of channel group g. The input is
+    brought in once for all rows and each group runs its rows of its own channel blocks."""
+    tiles = -(-rows // row_tile)
+    lo, hi = low.begin, low.end
+    g_lo, g_hi = b.sdiv(lo, I64(tiles)), b.sdiv(b.add(hi, I64(tiles - 1)), I64(tiles))
+    blocks = kernel.blocks
+
+    def group(gb: ir.IRBuilder, g: ir.Value) -> None:
+        first = gb.mul(g, I64(tiles))
+        r_lo = gb.mul(smax(gb, gb.sub(lo, first), I64(0)), I64(row_tile))
+        r_hi = smin(gb, gb.mul(smin(gb, gb.sub(hi, first), I64(tiles)), I64(row_tile)),
+                    I64(rows))
+        fb = (gb.sdiv(gb.mul(g, I64(blocks)), I64(groups)),
+              gb.sdiv(gb.mul(gb.add(g, I64(1)), I64(blocks)), I64(groups)))
+        part(gb, (r_lo, r_hi), fb)
+    part = _direct_rows(low, b, n, op, kernel, xm, (I64(0), I64(rows)), acc)
+    for_range(b, g_lo, g_hi, group, "group")
+
+
+# Fewer ranges of output rows than this split the channels too (_channel_groups).
+ROW_RANGES = 16
+
+Part = Callable[[ir.IRBuilder, tuple[ir.Value, ir.Value], tuple[ir.Value, ir.Value]], None]
+
+
 def _direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                  kernel: DirectConv, xm: Memory | None,
-                 rows: tuple[ir.Value, ir.Value], acc: str) -> None:
-    """Output rows [lo, hi) (numbered n * OH + oh) through the direct kernel, in one call over
-    their pixels, so a tile of pixels may span rows and each chunk of the packed filter serves
-    all of them. The accumulators are the output itself when it is NHWF in the accumulator
-    type, else scratch rows written back in the output's layout and type afterwards."""
+                 hull: tuple[ir.Value, ir.Value], acc: str) -> Part:
+    """Prepares output rows [hull) (numbered n * OH + oh) for the direct kernel and returns
+    what computes a part of them: rows [lo, hi) within the hull, of the channel blocks
+    [fb0, fb1). A part runs in one kernel call over its pixels, so a tile of pixels may span
+    rows and each chunk of a panel serves all of them. The accumulators are the output itself
+    when it is NHWF in the accumulator type, else scratch rows (for the hull) written back in
+    the output's layout and type afterwards."""
     kv = low.kv
     x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
     dest = low.memory[out]
@@ -193,39 +246,58 @@ def _direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     xd = dict(zip(op.input_layout, low.dims(x)))
     od = dict(zip(layout, low.dims(out)))
     out_h, out_w, feats = od["H"], od["W"], od["F"]
-    lo, hi = rows
-    count = b.sub(hi, lo)
-    count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
-    source = _input_pixels(low, b, x, xm, op, (lo, hi), xd, out_h)
-    pixels = (b.mul(lo, out_w), b.mul(b.add(lo, count), out_w))
+    source = _input_pixels(low, b, x, xm, op, hull, xd, out_h)
+    panels = kernel.panel(b, _packed_filter(low, b, op, kernel))
+    nr = I64(kernel.blk.nr)
     if layout == "NHWF" and dest.dtype == acc:
-        def fill(rb: ir.IRBuilder, r: ir.Value) -> None:
-            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
-            accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w), (I64(0), feats), acc)
-        for_range(b, lo, hi, fill, "fill")
-        kernel.run(b, w, op.filter_layout, source, pixels, dest.ptr, I64(0), feats)
         scratch = None
+        c, c_first = dest.ptr, I64(0)
     else:
+        count = b.sub(hull[1], hull[0])
+        count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
         scratch = low.scratch_memory(b, acc, [b.mul(count, out_w), feats])
+        c, c_first = scratch.ptr, b.mul(hull[0], out_w)
+
+    def part(pb: ir.IRBuilder, rows: tuple[ir.Value, ir.Value],
+             blocks: tuple[ir.Value, ir.Value]) -> None:
+        cols = (pb.mul(blocks[0], nr), smin(pb, pb.mul(blocks[1], nr), feats))
 
         def start(rb: ir.IRBuilder, r: ir.Value) -> None:
             bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
-            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, lo), rb.mul(out_w, feats))],
+            if scratch is None:
+                accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w), cols, acc)
+                return
+            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, hull[0]), rb.mul(out_w, feats))],
                         inbounds=True)
-            _fill_row(low, rb, init, layout, bn, oh, out_w, feats, acc, at)
-        for_range(b, lo, hi, start, "init")
-        kernel.run(b, w, op.filter_layout, source, pixels, scratch.ptr, pixels[0], feats)
+            _fill_row(low, rb, init, layout, bn, oh, out_w, feats, acc, at, cols)
+        for_range(pb, rows[0], rows[1], start, "init")
+        kernel.run(pb, w, op.filter_layout, source, (pb.mul(rows[0], out_w),
+                   pb.mul(rows[1], out_w)), c, c_first, feats, panels, blocks)
 
-    def finish(rb: ir.IRBuilder, r: ir.Value) -> None:
-        bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
-        if scratch is not None:
-            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, lo), rb.mul(out_w, feats))],
-                        inbounds=True)
-            _write_row(low, rb, Strided(at, feats, acc), dest, layout, bn, oh, out_w, feats)
-        spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
-                 "W": (I64(0), out_w)}
-        finish_block(low, rb, n, [spans.get(d, (I64(0), feats)) for d in layout])
-    for_range(b, lo, hi, finish, "finish")
+        def finish(rb: ir.IRBuilder, r: ir.Value) -> None:
+            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+            if scratch is not None:
+                at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, hull[0]), rb.mul(out_w, feats))],
+                            inbounds=True)
+                _write_row(low, rb, Strided(at, feats, acc), dest, layout, bn, oh, out_w,
+                           feats, cols)
+            spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
+                     "W": (I64(0), out_w)}
+            finish_block(low, rb, n, [spans.get(d, cols) for d in layout])
+        for_range(pb, rows[0], rows[1], finish, "finish")
+    return part
+
+
+def _packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D,
+                   kernel: DirectConv) -> ir.Value | None:
+    """The filter's panels when global-optimization packed it at compile time
+    (pack_conv_filters.py) for this kernel's panel width."""
+    g, nr = kernel.g, panel_width(low.cpu)
+    if g.feats % nr:
+        return None
+    sizes = {"F": g.feats, "H": g.kh, "W": g.kw, "C": g.chans}
+    return packed_source(low, b, low.kv.ref(op.filter), conv_panels_permutation(op.filter_layout),
+                         conv_panels_shape(sizes, nr))
 
 
 def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
@@ -276,32 +348,42 @@ def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout
 
 
 def _fill_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str, bn: ir.Value,
-              oh: ir.Value, out_w: ir.Value, feats: ir.Value, acc: str, row: ir.Value) -> None:
-    """Output row (bn, oh) of `init` into OW x F memory of the accumulator type at `row`."""
+              oh: ir.Value, out_w: ir.Value, feats: ir.Value, acc: str, row: ir.Value,
+              cols: tuple[ir.Value, ir.Value] | None = None) -> None:
+    """Output row (bn, oh) of `init` into OW x F memory of the accumulator type at `row`
+    (channels [cols) only, where given)."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    f0, f1 = cols or (I64(0), feats)
 
-    def fill(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
+    def fill(bb: ir.IRBuilder, ow: ir.Value, j: ir.Value) -> None:
+        f = j if cols is None else bb.add(f0, j)
         value = low.element(bb, init, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}), Body())
         at = bb.gep(row, [bb.add(bb.mul(ow, feats), f)], inbounds=True)
         s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc), at, acc)
-    _source_order(b, layout, "F", out_w, feats, fill, "init")
+    _source_order(b, layout, "F", out_w, feats if cols is None else b.sub(f1, f0), fill, "init")
 
 
 def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
-               bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value) -> None:
-    """Row (bn, oh) of the W x F accumulator `c` into `dest` in its layout and type."""
+               bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value,
+               cols: tuple[ir.Value, ir.Value] | None = None) -> None:
+    """Row (bn, oh) of the W x F accumulator `c` into `dest` in its layout and type (channels
+    [cols) only, where given)."""
+    f0, f1 = cols or (I64(0), feats)
+    count = feats if cols is None else b.sub(f1, f0)
     if layout == "NFHW" and c.dtype == dest.dtype == "f32":
         _, _, out_h, width = dest.dims
-        write_transposed(b, c.ptr, c.ld, dest.address(b, [bn, I64(0), oh, I64(0)]),
-                         b.mul(out_h, width), out_w, feats)
+        write_transposed(b, b.gep(c.ptr, [f0], inbounds=True), c.ld,
+                         dest.address(b, [bn, f0, oh, I64(0)]), b.mul(out_h, width), out_w,
+                         count)
         return
 
-    def copy(bb: ir.IRBuilder, ow: ir.Value, f: ir.Value) -> None:
+    def copy(bb: ir.IRBuilder, ow: ir.Value, j: ir.Value) -> None:
+        f = j if cols is None else bb.add(f0, j)
         at = bb.gep(c.ptr, [bb.add(bb.mul(ow, c.ld), f)], inbounds=True)
         value = low.convert(bb, s.load_element(bb, at, c.dtype), c.dtype, dest.dtype)
         where = dest.address(bb, _at(layout, {"N": bn, "H": oh, "W": ow, "F": f}))
         s.store_element(bb, value, where, dest.dtype)
-    _source_order(b, layout, "F", out_w, feats, copy, "out")
+    _source_order(b, layout, "F", out_w, count, copy, "out")
 
 
 def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: str,

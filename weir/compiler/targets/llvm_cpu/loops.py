@@ -84,3 +84,7 @@ def while_loop(b: ir.IRBuilder, condition: Callable[[ir.IRBuilder], ir.Value],
 
 def smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def smax(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed(">", x, y), x, y)

@@ -125,3 +125,29 @@ def _reshaped_strides(sizes: list[int], strides: list[int],
             out[targets[j]] = innermost * math.prod(shape[x] for x in targets[j + 1:t_end])
         i, t = i_end, t_end
     return out if i == len(source) else None
+
+
+def packed_source(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, permutation: list[int],
+                  packed_shape: list[int]) -> ir.Value | None:
+    """Where `v` starts when it is `reshape(transpose(P, permutation))` of contiguous memory P
+    of shape `packed_shape`: constants that global-optimization stored in the layout a
+    microkernel reads (pack_matmul_weights.py, pack_conv_filters.py), which the kernel then
+    reads in place as that layout. None for any other value."""
+    kv = low.kv
+    if v in low.memory or kv.dtype[v] != "f32":
+        return None
+    reshape = kv.ops[v[0]]
+    if not isinstance(reshape, k.Reshape):
+        return None
+    turned = kv.ref(reshape.input)
+    transpose = kv.ops[turned[0]] if turned not in low.memory else None
+    if not isinstance(transpose, k.Transpose) or list(transpose.permutation) != permutation:
+        return None
+    packed = kv.ref(transpose.input)
+    if list(kv.shape[packed]) != packed_shape:
+        return None
+    view = strided_view(low, b, packed)
+    contiguous = [math.prod(packed_shape[i + 1:]) for i in range(len(packed_shape))]
+    if view is None or view.strides != contiguous:
+        return None
+    return view.ptr

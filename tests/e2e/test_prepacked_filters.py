@@ -1,0 +1,127 @@
+"""Convolutions by constant filters, which global-optimization stores in the llvm-cpu direct
+kernel's panel layout (pack_conv_filters.py) and the kernel reads in place, on every host target
+(the `run` fixture loads module bytes, so the panels lie wherever the load put them) against
+numpy: NCHW, NHWC/HWCF and NHWC/FHWC, strides, two images, a bias with a ReLU after it, small
+images whose workgroups split the output channels too (with and without a partial last block of
+channels), and a large image whose workgroups split rows only."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import weir.api as weir
+
+Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
+RNG = np.random.default_rng(11)
+OPS = {"NCHW": ("linalg.conv_2d_nchw_fchw", "FCHW"),
+       "NHWC": ("linalg.conv_2d_nhwc_hwcf", "HWCF"),
+       "NHWC-FHWC": ("linalg.conv_2d_nhwc_fhwc", "FHWC")}
+
+
+def _type(shape: tuple[int, ...]) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def program(layout: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+            out_shape: tuple[int, ...], stride: int, weights: np.ndarray, bias: bool) -> str:
+    """@f(%x): conv(x, weights), or relu(conv + 0.25 * f) with the bias along F."""
+    op, _ = OPS[layout]
+    blob = "0x04000000" + weights.astype(np.float32).tobytes().hex().upper()
+    xs, ws, os = _type(x_shape), _type(w_shape), _type(out_shape)
+    rank = len(out_shape)
+    f_dim = 1 if layout == "NCHW" else 3
+    ids = ", ".join(f"d{i}" for i in range(rank))
+    identity = f"affine_map<({ids}) -> ({ids})>"
+    if bias:
+        init = f"""%cols = linalg.generic {{indexing_maps = [{identity}], iterator_types = [{", ".join(['"parallel"'] * rank)}]}} outs(%e : {os}) {{
+      ^bb0(%out: f32):
+        %j = linalg.index {f_dim} : index
+        %ji = arith.index_cast %j : index to i32
+        %jf = arith.sitofp %ji : i32 to f32
+        %q = arith.constant 0.25 : f32
+        %v = arith.mulf %jf, %q : f32
+        linalg.yield %v : f32
+      }} -> {os}"""
+        acc = "%cols"
+        tail = f"""%r = linalg.generic {{indexing_maps = [{identity}, {identity}], iterator_types = [{", ".join(['"parallel"'] * rank)}]}} ins(%p : {os}) outs(%e : {os}) {{
+      ^bb0(%in: f32, %out: f32):
+        %zero = arith.constant 0.0 : f32
+        %y = arith.maximumf %in, %zero : f32
+        linalg.yield %y : f32
+      }} -> {os}
+      return %r : {os}"""
+    else:
+        init = f"""%z = arith.constant 0.0 : f32
+      %zeros = linalg.fill ins(%z : f32) outs(%e : {os}) -> {os}"""
+        acc = "%zeros"
+        tail = f"return %p : {os}"
+    return f"""
+    func.func @f(%x: {xs}) -> {os} {{
+      %w = arith.constant dense_resource<filter> : {ws}
+      %e = tensor.empty() : {os}
+      {init}
+      %p = {op} {{dilations = dense<1> : vector<2xi64>, strides = dense<{stride}> : vector<2xi64>}} ins(%x, %w : {xs}, {ws}) outs({acc} : {os}) -> {os}
+      {tail}
+    }}
+    {{-#
+      dialect_resources: {{ builtin: {{ filter: "{blob}" }} }}
+    #-}}"""
+
+
+def reference(x_nhwc: np.ndarray, w_hwcf: np.ndarray, stride: int) -> np.ndarray:
+    """The convolution in float64, NHWC in, NHWF out."""
+    n, h, w, c = x_nhwc.shape
+    kh, kw, _, f = w_hwcf.shape
+    oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+    out = np.zeros((n, oh, ow, f))
+    for i in range(kh):
+        for j in range(kw):
+            window = x_nhwc[:, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+            out += window.astype(np.float64) @ w_hwcf[i, j].astype(np.float64)
+    return out
+
+
+# (layout, images, size, channels, filters, window, stride, bias)
+CASES = [("NCHW", 1, 10, 16, 32, 3, 1, True), ("NCHW", 1, 9, 64, 64, 3, 1, False),
+         ("NHWC", 2, 9, 32, 48, 3, 1, True), ("NHWC-FHWC", 1, 10, 16, 32, 3, 1, False),
+         ("NCHW", 1, 15, 128, 64, 1, 2, True), ("NCHW", 1, 9, 64, 40, 3, 1, True),
+         ("NCHW", 1, 40, 16, 32, 3, 1, True)]
+IDS = ["nchw-bias-relu", "nchw-7x7-output", "nhwc-two-images", "nhwc-fhwc",
+       "nchw-strided-1x1", "nchw-partial-block", "nchw-rows-only"]
+
+
+@pytest.mark.parametrize("layout, images, size, chans, feats, window, stride, bias", CASES,
+                         ids=IDS)
+def test_convolution_by_constant_filter(run: Runner, layout: str, images: int, size: int,
+                                        chans: int, feats: int, window: int, stride: int,
+                                        bias: bool) -> None:
+    _, filter_layout = OPS[layout]
+    w_hwcf = RNG.standard_normal((window, window, chans, feats)).astype(np.float32) / chans
+    weights = w_hwcf.transpose(["HWCF".index(d) for d in filter_layout])
+    x_nhwc = RNG.standard_normal((images, size, size, chans)).astype(np.float32)
+    expected = reference(x_nhwc, w_hwcf, stride)
+    if bias:
+        expected = np.maximum(expected + 0.25 * np.arange(feats), 0.0)
+    if layout == "NCHW":
+        x, expected = x_nhwc.transpose(0, 3, 1, 2), expected.transpose(0, 3, 1, 2)
+    else:
+        x = x_nhwc
+    source = program(layout, x.shape, weights.shape, expected.shape, stride, weights, bias)
+    got = np.asarray(run(source, "f", np.ascontiguousarray(x)))
+    assert got.shape == expected.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-5)
+
+
+def test_llvm_cpu_reads_the_panels_in_place() -> None:
+    """The module carries the filter once, as panels, not also in the layout the program gave."""
+    weights = RNG.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    source = program("NCHW", (1, 64, 9, 9), weights.shape, (1, 64, 7, 7), 1, weights, False)
+    module = weir.compile_string(source, "t.mlir", options)
+    assert weights.tobytes() not in module
+    assert weights.transpose(2, 3, 1, 0).reshape(3, 3, 64, 4, 16).transpose(3, 0, 1, 2, 4) \
+        .tobytes() in module or weights.transpose(2, 3, 1, 0).reshape(3, 3, 64, 2, 32) \
+        .transpose(3, 0, 1, 2, 4).tobytes() in module
