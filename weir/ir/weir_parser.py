@@ -30,6 +30,7 @@ from weir.ir.float_overflow import DecimalFloatElement
 from weir.ir.func_syntax import FUNC_SPELLINGS, OP_SPELLINGS, parse_func
 from weir.ir.generic_form import check_generic_shape
 from weir.ir.hexfloat import HexBitsElement, is_hex_literal
+from weir.ir.lexer import plain_string_contents
 from weir.ir.locations import DeferredLocations, block_arguments, parse_location
 from weir.ir.parser_diagnostics import DiagnosingParser
 from weir.ir.window_ops import add_default_window_attrs
@@ -208,8 +209,15 @@ class WeirParser(DiagnosingParser):
     def _parse_weir_builtin_resource(self) -> None:
         key = self._parse_resource_key()
         self.parse_punctuation(":")
-        value_span = self._current_token.span
-        value = self.parse_str_literal()
+        token = self._current_token
+        value_span = token.span
+        # A blob is one long hex string: taken without resolving escapes when it has none.
+        value = plain_string_contents(value_span) if token.kind == MLIRTokenKind.STRING_LIT \
+            else None
+        if value is None:
+            value = self.parse_str_literal()
+        else:
+            self._consume_token(MLIRTokenKind.STRING_LIT)
         try:
             blob = Blob.from_hex(value)
         except ValueError as e:
