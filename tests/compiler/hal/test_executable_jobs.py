@@ -10,7 +10,7 @@ import zlib
 import pytest
 
 import weir.api as weir
-from weir.compiler.jobs import PARALLEL_FROM, run_jobs
+from weir.compiler.jobs import PARALLEL_FROM, run_jobs, SharedJob
 from weir.errors import CompileError, UsageError
 from weir.format.module_file import deserialize
 from weir.tools import compile as compile_tool
@@ -42,6 +42,17 @@ def test_results_come_back_in_the_jobs_order() -> None:
     jobs = [(zlib.compress, (bytes([i]) * (1000 * (6 - i)),)) for i in range(6)]
     assert run_jobs(jobs, 2, "x.mlir") == [zlib.compress(bytes([i]) * (1000 * (6 - i)))
                                            for i in range(6)]
+
+
+def _tagged(prefix: bytes, owns: list[bytes]) -> list[bytes]:
+    """One result per job, each also saying how many jobs shared the call."""
+    return [prefix + own + bytes([len(owns)]) for own in owns]
+
+
+def test_jobs_that_share_their_work_run_it_once_and_each_gets_its_own_result() -> None:
+    jobs = [SharedJob(_tagged, (b"a",), b"1"), (zlib.compress, (b"x",)),
+            SharedJob(_tagged, (b"a",), b"2"), SharedJob(_tagged, (b"b",), b"3")]
+    assert run_jobs(jobs, 1, "x.mlir") == [b"a1\x02", zlib.compress(b"x"), b"a2\x02", b"b3\x01"]
 
 
 def test_a_worker_that_dies_is_one_clear_error() -> None:

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, ClassVar
 
-from weir.compiler.jobs import Job
+from weir.compiler.jobs import Job, SharedJob
 from weir.compiler.options import CompilerOptions
 from weir.compiler.state import CompilationState
 from weir.format.workgroups import WorkgroupGrid
@@ -20,7 +20,7 @@ class Translation:
     generation of one module) may run in any process, in any order; `finish` makes the payload
     from their results, in the jobs' order."""
 
-    jobs: list[Job]
+    jobs: list[Job | SharedJob]
     finish: Callable[[list[bytes]], bytes]
 
 

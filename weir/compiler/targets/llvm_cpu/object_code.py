@@ -4,6 +4,8 @@ parallel (`--weir-hal-executable-jobs`) import only this and llvmlite."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
@@ -27,3 +29,45 @@ def optimize(module: ir.Module | str, cpu: CpuTarget) -> llvm.ModuleRef:
 def compile_module(module: ir.Module | str, cpu: CpuTarget) -> bytes:
     """LLVM IR -> optimised object code."""
     return cpu.target_machine().emit_object(optimize(module, cpu))  # type: ignore[no-any-return]
+
+
+# Old and new name of each symbol a copy of a module is emitted under (see `compile_copies`).
+Renaming = tuple[tuple[str, str], ...]
+
+
+@cache
+def _keep_use_list_order_in_bitcode() -> None:
+    """LLVM's code generation depends on the order of each value's uses, which bitcode drops
+    unless told to keep it: a copy read back from bitcode then gives other (equivalent) code
+    than the module it was written from. Only bitcode writing reads this option."""
+    llvm.set_option("weir", "-preserve-bc-uselistorder")
+
+
+def compile_copies(module: str, cpu: CpuTarget, renamings: list[Renaming]) -> list[bytes]:
+    """Object code of `module` once per renaming, optimised once: executables that lower to
+    the same LLVM IR but for their entry points' names share LLVM's optimisation, most of their
+    compile time. A renaming gives each of the module's symbols `old` (and `old.<suffix>`, the
+    internal functions named after it, LLVM's clones of them included) the name `new`; what is
+    emitted is what `compile_module` gives for the module written with the new names, since
+    LLVM's optimisation does not look at names."""
+    _keep_use_list_order_in_bitcode()
+    optimized = optimize(module, cpu)
+    bitcode = optimized.as_bitcode() if len(renamings) > 1 else b""
+    machine = cpu.target_machine()
+    objects = []
+    for n, renaming in enumerate(renamings):
+        # Code generation changes the module it runs on: each copy after the first is a fresh
+        # one, read back from the bitcode of the optimised module.
+        copy = optimized if n == 0 else llvm.parse_bitcode(bitcode)
+        _rename(copy, renaming)
+        objects.append(machine.emit_object(copy))
+    return objects
+
+
+def _rename(module: llvm.ModuleRef, renaming: Renaming) -> None:
+    for value in [*module.functions, *module.global_variables]:
+        name = value.name
+        for old, new in renaming:
+            if name == old or name.startswith(old + "."):
+                value.name = new + name[len(old):]
+                break

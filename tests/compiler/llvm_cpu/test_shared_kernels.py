@@ -1,0 +1,71 @@
+"""Executables whose kernels are the same but for their names share LLVM's optimisation: each
+still gets exactly the object code it would get compiled on its own under its names (copies
+after the first are read back from bitcode, which must keep what code generation looks at)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import weir.api as weir
+from weir.compiler.targets.llvm_cpu import target
+from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.object_code import compile_copies, compile_module, Renaming
+
+# Three convolutions of one shape (a kernel whose code differs when a copy of the optimised
+# module loses its use-list order), and one multiply: two distinct kernels.
+CONV = ("linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = "
+        "dense<1> : tensor<2xi64>} ins(%x, %wN : tensor<1x16x16x32xf32>, tensor<3x3x32x32xf32>) "
+        "outs(%z : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>")
+SRC = f"""
+func.func @f(%x: tensor<1x16x16x32xf32>, %w0: tensor<3x3x32x32xf32>, %w1: tensor<3x3x32x32xf32>,
+             %w2: tensor<3x3x32x32xf32>, %v: tensor<64xf32>)
+    -> (tensor<1x14x14x32xf32>, tensor<1x14x14x32xf32>, tensor<1x14x14x32xf32>, tensor<64xf32>) {{
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x32xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  %0 = {CONV.replace("%wN", "%w0")}
+  %1 = {CONV.replace("%wN", "%w1")}
+  %2 = {CONV.replace("%wN", "%w2")}
+  %3 = arith.mulf %v, %v : tensor<64xf32>
+  return %0, %1, %2, %3 : tensor<1x14x14x32xf32>, tensor<1x14x14x32xf32>, tensor<1x14x14x32xf32>,
+                          tensor<64xf32>
+}}"""
+
+
+def _named(module: str, renaming: Renaming) -> str:
+    """The module as it would be written with its entry points' own names."""
+    for old, new in renaming:
+        module = module.replace(f'@"{old}"', f'@"{new}"').replace(f'@"{old}.', f'@"{new}.')
+    return module
+
+
+def test_each_copy_is_what_compiling_it_alone_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, CpuTarget, list[Renaming], list[bytes]]] = []
+
+    def recorded(module: str, cpu: CpuTarget, renamings: list[Renaming]) -> list[bytes]:
+        objects = compile_copies(module, cpu, renamings)
+        calls.append((module, cpu, list(renamings), objects))
+        return objects
+
+    monkeypatch.setattr(target, "compile_copies", recorded)
+    weir.compile_string(SRC, "shared.mlir", weir.CompilerOptions(target_backends=("llvm-cpu",)))
+    assert sorted(len(renamings) for _, _, renamings, _ in calls) == [1, 3]
+    for module, cpu, renamings, objects in calls:
+        for renaming, obj in zip(renamings, objects, strict=True):
+            assert obj == compile_module(_named(module, renaming), cpu)
+
+
+def test_shared_kernels_compute_what_the_reference_target_does() -> None:
+    rng = np.random.default_rng(0)
+    args: list[Any] = [rng.standard_normal(s).astype(np.float32) for s in
+                       [(1, 16, 16, 32), (3, 3, 32, 32), (3, 3, 32, 32), (3, 3, 32, 32), (64,)]]
+    results = []
+    for backend in ("llvm-cpu", "reference"):
+        module = weir.compile_string(SRC, "shared.mlir",
+                                     weir.CompilerOptions(target_backends=(backend,)))
+        results.append(weir.load([module], device="local-sync").lookup_function("f")(*args))
+    for ours, reference in zip(*results, strict=True):
+        np.testing.assert_allclose(ours, reference, rtol=1e-4, atol=1e-4)
