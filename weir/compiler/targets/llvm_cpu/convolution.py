@@ -154,6 +154,10 @@ def _direct_kernel(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> Direct
         return None
     chans, feats, kh, kw, out_h, out_w, _ = (int(d) for d in sizes)
     (sh, sw), (dh, dw) = op.strides, op.dilations
+    if kh == kw == 1 and op.input_layout != "NHWC":
+        # The input is converted to scratch anyway: keep only the pixels a strided 1 x 1
+        # convolution reads there, which the kernel then reads with stride 1.
+        sh = sw = 1
     return DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
         chans, feats, kh, kw, out_h, out_w, sh, sw, dh, dw))
 
@@ -246,7 +250,7 @@ def _direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     xd = dict(zip(op.input_layout, low.dims(x)))
     od = dict(zip(layout, low.dims(out)))
     out_h, out_w, feats = od["H"], od["W"], od["F"]
-    source = _input_pixels(low, b, x, xm, op, hull, xd, out_h)
+    source = _input_pixels(low, b, x, xm, op, kernel, hull, xd, (out_h, out_w))
     panels = kernel.panel(b, _packed_filter(low, b, op, kernel))
     nr = I64(kernel.blk.nr)
     if layout == "NHWF" and dest.dtype == acc:
@@ -301,15 +305,19 @@ def _packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D,
 
 
 def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
-                  op: k.Conv2D, rows: tuple[ir.Value, ir.Value], xd: dict[str, ir.Value],
-                  out_h: ir.Value) -> Pixels:
+                  op: k.Conv2D, kernel: DirectConv, rows: tuple[ir.Value, ir.Value],
+                  xd: dict[str, ir.Value], out: tuple[ir.Value, ir.Value]) -> Pixels:
     """The input as the direct kernel reads it. NHWC memory is read in place. Another layout is
     first brought to NHWC scratch, once per workgroup range and only for the input rows its
-    output rows [lo, hi) read."""
+    output rows [lo, hi) read; for a strided 1 x 1 convolution (whose kernel then runs with
+    stride 1, `_direct_kernel`) only the pixels it reads, OH x OW of them."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Memory
-    (sh, _), (dh, _) = op.strides, op.dilations
-    row_elements = b.mul(xd["W"], xd["C"])
-    image_elements = b.mul(xd["H"], row_elements)
+    (sh, sw), (dh, _) = op.strides, op.dilations
+    out_h, out_w = out
+    sampled = (kernel.g.sh, kernel.g.sw) != (sh, sw)
+    height, width = (out_h, out_w) if sampled else (xd["H"], xd["W"])
+    row_elements = b.mul(width, xd["C"])
+    image_elements = b.mul(height, row_elements)
     if xm is not None:
         return Pixels(xm.ptr, I64(0), image_elements, row_elements)
     lo, hi = rows
@@ -317,7 +325,7 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
     first = b.sdiv(lo, out_h)
     count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
     count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
-    slab = low.scratch_memory(b, low.kv.dtype[x], [count, xd["H"], xd["W"], xd["C"]])
+    slab = low.scratch_memory(b, low.kv.dtype[x], [count, height, width, xd["C"]])
 
     def image(ib: ir.IRBuilder, i: ir.Value) -> None:
         bn = ib.add(first, i)
@@ -325,13 +333,18 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
         oh_lo = ib.sub(lo, base)
         oh_lo = ib.select(ib.icmp_signed("<", oh_lo, I64(0)), I64(0), oh_lo)
         oh_hi = smin(ib, ib.sub(hi, base), out_h)
+
+        def convert(hb: ir.IRBuilder, row: ir.Value) -> None:
+            line = Memory(slab.address(hb, [i, row, I64(0), I64(0)]), slab.dtype,
+                          [width, xd["C"]])
+            ih = hb.mul(row, I64(sh)) if sampled else row
+            _copy_input_row(low, hb, x, op.input_layout, bn, ih, width, xd["C"], line,
+                            sw if sampled else 1)
+        if sampled:
+            for_range(ib, oh_lo, oh_hi, convert, "ih")
+            return
         reach = ib.add(ib.mul(ib.sub(oh_hi, I64(1)), I64(sh)),
                        ib.add(ib.mul(ib.sub(kh_n, I64(1)), I64(dh)), I64(1)))
-
-        def convert(hb: ir.IRBuilder, ih: ir.Value) -> None:
-            line = Memory(slab.address(hb, [i, ih, I64(0), I64(0)]), slab.dtype,
-                          [xd["W"], xd["C"]])
-            _copy_input_row(low, hb, x, op.input_layout, bn, ih, xd["W"], xd["C"], line)
         for_range(ib, ib.mul(oh_lo, I64(sh)), smin(ib, reach, xd["H"]), convert, "ih")
     for_range(b, I64(0), count, image, "image")
     return Pixels(slab.ptr, first, image_elements, row_elements)
@@ -388,12 +401,14 @@ def _write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, la
 
 def _copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: str,
                     bn: ir.Value, ih: ir.Value, width: ir.Value, chans: ir.Value,
-                    line: Memory) -> None:
-    """Input row (bn, ih), of any layout, into `line` as W x C."""
+                    line: Memory, step: int = 1) -> None:
+    """Input row (bn, ih), of any layout, into `line` as W x C: `width` pixels, every
+    `step`-th one of the row."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
 
     def copy(bb: ir.IRBuilder, iw: ir.Value, ci: ir.Value) -> None:
-        value = low.element(bb, x, _at(layout, {"N": bn, "H": ih, "W": iw, "C": ci}), Body())
+        at = iw if step == 1 else bb.mul(iw, I64(step))
+        value = low.element(bb, x, _at(layout, {"N": bn, "H": ih, "W": at, "C": ci}), Body())
         s.store_element(bb, value, line.address(bb, [iw, ci]), line.dtype)
     _source_order(b, layout, "C", width, chans, copy, "line", unroll=False)
 
