@@ -39,6 +39,10 @@ _PTR = _F32.as_pointer()
 _VOID = ir.VoidType()
 
 
+# Input channels from which the taps of a window row run as one loop (`_tile`).
+MERGED_TAPS_FROM = 16
+
+
 @dataclass(frozen=True)
 class ConvGeometry:
     """The static sizes of one convolution, as the kernel reads them: input rows are W x C
@@ -285,8 +289,15 @@ class DirectConv:
             for j in range(vectors):
                 b.store(self._load_c(b, c_rows[i], j, valid), slots[i * vectors + j])
         starts = [self._input_offset(b, x, p) for p in pixels]
+        # With dw = 1 the taps of one window row read KW * C consecutive input elements and
+        # panel lines: one loop over them (same order, same sums) instead of KW loops of C.
+        # Measured single-threaded: a 3 x 3 convolution of 64 channels 12% faster; with few
+        # channels slower (a 7 x 7 stem of 3 channels, 3.4 -> 4.7 ms), so only from 16.
+        unit = g.kw if g.dw == 1 and g.chans >= MERGED_TAPS_FROM and \
+            tap0_whole_rows(self, taps) else 1
 
-        def tap(tb: ir.IRBuilder, t: ir.Value) -> None:
+        def tap(tb: ir.IRBuilder, u: ir.Value) -> None:
+            t = tb.mul(u, I64(unit))
             kh, kw = tb.udiv(t, I64(g.kw)), tb.urem(t, I64(g.kw))
             offset = tb.add(tb.mul(kh, tb.mul(x.row_stride, I64(g.dh))),
                             tb.mul(kw, I64(g.dw * g.chans)))
@@ -303,8 +314,9 @@ class DirectConv:
                     for j in range(vectors):
                         slot = slots[i * vectors + j]
                         sb.store(fmuladd(sb, a, ws[j], sb.load(slot)), slot)
-            for_range(tb, I64(0), I64(g.chans), step, "ci")
-        for_range(b, tap0, b.add(tap0, I64(taps)), tap, "tap")
+            for_range(tb, I64(0), I64(unit * g.chans), step, "ci")
+        first = b.udiv(tap0, I64(unit))
+        for_range(b, first, b.add(first, I64(taps // unit)), tap, "tap")
         for i in range(rows):
             def store(sb: ir.IRBuilder, i: int = i) -> None:
                 for j in range(vectors):
@@ -349,6 +361,11 @@ class DirectConv:
         for lane in range(count):
             b.store(b.extract_element(value, ir.Constant(_I32, lane)),
                     b.gep(at, [I64(lane)], inbounds=True), align=4)
+
+
+def tap0_whole_rows(kernel: DirectConv, taps: int) -> bool:
+    """Whether every chunk of taps, `taps` long, starts and ends on a whole window row."""
+    return kernel.taps_per_chunk % kernel.g.kw == 0 and taps % kernel.g.kw == 0
 
 
 def _packing_order(layout: str) -> str:
