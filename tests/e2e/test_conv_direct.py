@@ -2,7 +2,8 @@
 host target (the `run` fixture), against numpy: output widths that are not a multiple of the
 register tile's pixels, channel counts that are not a multiple of the vector width (filter
 blocks with a partial last block), input channels deep enough to split the window into several
-chunks of taps, strides, dilations, 1x1 filters, the exporters' zero padding (tensor.pad), the
+chunks of taps, strides, dilations, 1x1 filters, the exporters' padding (tensor.pad, of any
+constant), the
 exporters' NCHW/FCHW layout (output rows written 8 x 8 at a time, with their edges), an init that is accumulated into, a producer fused into the input,
 and the narrower vectors of the generic x86-64 CPU."""
 
@@ -108,6 +109,34 @@ def test_direct_conv_nchw_fchw_with_exporters_padding(run: Runner) -> None:
     w = RNG.standard_normal(ws).astype(np.float32)
     padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).transpose(0, 2, 3, 1)
     expected = reference(padded, w.transpose(2, 3, 1, 0), np.zeros((1, 6, 7, 9)), (2, 2), (1, 1))
+    check(run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("value", [0.0, -1.5], ids=["zero", "constant"])
+def test_direct_conv_nchw_padding_sides_and_value(run: Runner, value: float) -> None:
+    """A padded NCHW input brought to NHWC 8 x 8 elements at a time: padding of other sizes on
+    each side, a padding value that is not zero, 19 channels and 13 pixels a row (whole blocks
+    and edges), two images."""
+    xs, ws = (2, 19, 9, 13), (16, 19, 3, 3)
+    ps, os = (2, 19, 11, 17), (2, 16, 9, 15)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}) -> {tensor(os)} {{
+      %zero = arith.constant 0.0 : f32
+      %pad = arith.constant {value} : f32
+      %p = tensor.pad %x low[0, 0, 2, 1] high[0, 0, 0, 3] {{
+      ^bb0(%a: index, %b: index, %c: index, %d: index):
+        tensor.yield %pad : f32
+      }} : {tensor(xs)} to {tensor(ps)}
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %0 = linalg.conv_2d_nchw_fchw {attrs((1, 1), (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    padded = np.pad(x, ((0, 0), (0, 0), (2, 0), (1, 3)), constant_values=value)
+    expected = reference(padded.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                         np.zeros((2, 9, 15, 16)), (1, 1), (1, 1))
     check(run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
 
 

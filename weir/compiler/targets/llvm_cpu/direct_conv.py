@@ -1,0 +1,236 @@
+"""The direct convolution kernel (conv_kernel.py) driven over a workgroup's output rows: per
+workgroup range of output rows (n, oh), register tiles of output pixels x output channels
+accumulate over the window and the input channels, from the filter's panels (packed at compile
+time, or once per range). NHWC input is read in place; other layouts have the input rows the
+range reads converted to NHWC scratch once, and outputs in other layouts or types accumulate in
+f32 scratch rows written back afterwards (to f32 NCHW 8 x 8 at a time: transpose_rows.py).
+
+Workgroups split the output rows; with fewer than ROW_RANGES ranges of rows they split the
+output channels too (`channel_groups`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into
+from weir.compiler.targets.llvm_cpu.conv_kernel import (
+    ConvGeometry,
+    DirectConv,
+    Pixels,
+    direct_conv_applies,
+    panel_width,
+)
+from weir.compiler.targets.llvm_cpu.conv_rows import (
+    copy_input_row,
+    fill_row,
+    nchw_row_copy,
+    write_row,
+)
+from weir.compiler.targets.llvm_cpu.epilogue import finish_block
+from weir.compiler.targets.llvm_cpu.loops import I64, for_range, smax, smin
+from weir.compiler.targets.llvm_cpu.strided import packed_source
+from weir.format import kernel_description as k
+from weir.format.packed_weights import conv_panels_permutation, conv_panels_shape
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+
+
+def lower_direct(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D, kernel: DirectConv,
+                 xm: Memory | None, acc: str, grid: tuple[k.Dim, int],
+                 rows: tuple[ir.Value, ir.Value], per_row: int) -> tuple[k.Dim, int]:
+    """The convolution over the workgroup's rows [rows) of the row grid `grid` (extent, tile;
+    `per_row` multiply-adds each), or, for few row ranges, over its part of a grid of channel
+    groups x row ranges; returns the grid the entry runs."""
+    extent, tile = grid
+    tiles = extent if isinstance(extent, int) and extent > 1 else 0
+    groups = channel_groups(kernel, -(-tiles // tile), tile * per_row) if tiles else 1
+    if groups > 1:
+        direct_conv(low, b, n, op, kernel, xm, acc, tiles, tile, groups)
+        return groups * -(-tiles // tile), 1
+    direct_rows(low, b, n, op, kernel, xm, rows, acc)(b, rows, (I64(0), I64(kernel.blocks)))
+    return extent, tile
+
+
+def direct_kernel(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> DirectConv | None:
+    """The direct microkernel for this convolution when it covers its types and sizes."""
+    kv = low.kv
+    x, w = kv.ref(op.input), kv.ref(op.filter)
+    xs = dict(zip(op.input_layout, kv.shape[x]))
+    ws = dict(zip(op.filter_layout, kv.shape[w]))
+    os = dict(zip(op.output_layout, kv.shape[(n, 0)]))
+    sizes = (xs["C"], ws["F"], ws["H"], ws["W"], os["H"], os["W"], xs["W"])
+    if not direct_conv_applies((kv.dtype[x], kv.dtype[w], acc), list(sizes)):
+        return None
+    chans, feats, kh, kw, out_h, out_w, _ = (int(d) for d in sizes)
+    (sh, sw), (dh, dw) = op.strides, op.dilations
+    if kh == kw == 1 and op.input_layout != "NHWC":
+        # The input is converted to scratch anyway: keep only the pixels a strided 1 x 1
+        # convolution reads there, which the kernel then reads with stride 1.
+        sh = sw = 1
+    return DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
+        chans, feats, kh, kw, out_h, out_w, sh, sw, dh, dw))
+
+
+def channel_groups(kernel: DirectConv, row_tiles: int, work_per_tile: int) -> int:
+    """Into how many groups of output channel blocks to split each range of output rows: 1,
+    unless there are too few row ranges to keep several threads evenly busy (a 7 x 7 image
+    is 7 rows: 4 + 3 on two threads). A power of two, so that any power-of-two count of
+    threads takes whole groups; each group keeps enough work to be worth a thread."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import WORK_PER_WORKGROUP
+    groups = 1
+    while row_tiles * groups < ROW_RANGES and groups * 2 <= kernel.blocks and \
+            work_per_tile // (groups * 2) >= WORK_PER_WORKGROUP:
+        groups *= 2
+    return groups
+
+
+def direct_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
+                kernel: DirectConv, xm: Memory | None, acc: str, rows: int, row_tile: int,
+                groups: int) -> None:
+    """Workgroups [begin, end) of `groups` x ceil(rows / row_tile), numbered group-major:
+    workgroup g * R + r is rows [r, r + 1) * row_tile of channel group g. The input is
+    brought in once for all rows and each group runs its rows of its own channel blocks."""
+    tiles = -(-rows // row_tile)
+    lo, hi = low.begin, low.end
+    g_lo, g_hi = b.sdiv(lo, I64(tiles)), b.sdiv(b.add(hi, I64(tiles - 1)), I64(tiles))
+    blocks = kernel.blocks
+
+    def group(gb: ir.IRBuilder, g: ir.Value) -> None:
+        first = gb.mul(g, I64(tiles))
+        r_lo = gb.mul(smax(gb, gb.sub(lo, first), I64(0)), I64(row_tile))
+        r_hi = smin(gb, gb.mul(smin(gb, gb.sub(hi, first), I64(tiles)), I64(row_tile)),
+                    I64(rows))
+        fb = (gb.sdiv(gb.mul(g, I64(blocks)), I64(groups)),
+              gb.sdiv(gb.mul(gb.add(g, I64(1)), I64(blocks)), I64(groups)))
+        part(gb, (r_lo, r_hi), fb)
+    part = direct_rows(low, b, n, op, kernel, xm, (I64(0), I64(rows)), acc)
+    for_range(b, g_lo, g_hi, group, "group")
+
+
+# Fewer ranges of output rows than this split the channels too (_channel_groups).
+ROW_RANGES = 16
+
+Part = Callable[[ir.IRBuilder, tuple[ir.Value, ir.Value], tuple[ir.Value, ir.Value]], None]
+
+
+def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
+                kernel: DirectConv, xm: Memory | None,
+                hull: tuple[ir.Value, ir.Value], acc: str) -> Part:
+    """Prepares output rows [hull) (numbered n * OH + oh) for the direct kernel and returns
+    what computes a part of them: rows [lo, hi) within the hull, of the channel blocks
+    [fb0, fb1). A part runs in one kernel call over its pixels, so a tile of pixels may span
+    rows and each chunk of a panel serves all of them. The accumulators are the output itself
+    when it is NHWF in the accumulator type, else scratch rows (for the hull) written back in
+    the output's layout and type afterwards."""
+    kv = low.kv
+    x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
+    dest = low.memory[out]
+    layout = op.output_layout
+    xd = dict(zip(op.input_layout, low.dims(x)))
+    od = dict(zip(layout, low.dims(out)))
+    out_h, out_w, feats = od["H"], od["W"], od["F"]
+    source = _input_pixels(low, b, x, xm, op, kernel, hull, xd, (out_h, out_w))
+    panels = kernel.panel(b, _packed_filter(low, b, op, kernel))
+    nr = I64(kernel.blk.nr)
+    if layout == "NHWF" and dest.dtype == acc:
+        scratch = None
+        c, c_first = dest.ptr, I64(0)
+    else:
+        count = b.sub(hull[1], hull[0])
+        count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
+        scratch = low.scratch_memory(b, acc, [b.mul(count, out_w), feats])
+        c, c_first = scratch.ptr, b.mul(hull[0], out_w)
+
+    def part(pb: ir.IRBuilder, rows: tuple[ir.Value, ir.Value],
+             blocks: tuple[ir.Value, ir.Value]) -> None:
+        cols = (pb.mul(blocks[0], nr), smin(pb, pb.mul(blocks[1], nr), feats))
+
+        def start(rb: ir.IRBuilder, r: ir.Value) -> None:
+            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+            if scratch is None:
+                accumulate_into(low, rb, init, dest, [bn, oh], (I64(0), out_w), cols, acc)
+                return
+            at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, hull[0]), rb.mul(out_w, feats))],
+                        inbounds=True)
+            fill_row(low, rb, init, layout, bn, oh, out_w, feats, acc, at, cols)
+        for_range(pb, rows[0], rows[1], start, "init")
+        kernel.run(pb, w, op.filter_layout, source, (pb.mul(rows[0], out_w),
+                   pb.mul(rows[1], out_w)), c, c_first, feats, panels, blocks)
+
+        def finish(rb: ir.IRBuilder, r: ir.Value) -> None:
+            bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
+            if scratch is not None:
+                at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, hull[0]), rb.mul(out_w, feats))],
+                            inbounds=True)
+                write_row(low, rb, Strided(at, feats, acc), dest, layout, bn, oh, out_w,
+                          feats, cols)
+            spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
+                     "W": (I64(0), out_w)}
+            finish_block(low, rb, n, [spans.get(d, cols) for d in layout])
+        for_range(pb, rows[0], rows[1], finish, "finish")
+    return part
+
+
+def _packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D,
+                   kernel: DirectConv) -> ir.Value | None:
+    """The filter's panels when global-optimization packed it at compile time
+    (pack_conv_filters.py) for this kernel's panel width."""
+    g, nr = kernel.g, panel_width(low.cpu)
+    if g.feats % nr:
+        return None
+    sizes = {"F": g.feats, "H": g.kh, "W": g.kw, "C": g.chans}
+    return packed_source(low, b, low.kv.ref(op.filter), conv_panels_permutation(op.filter_layout),
+                         conv_panels_shape(sizes, nr))
+
+
+def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+                  op: k.Conv2D, kernel: DirectConv, rows: tuple[ir.Value, ir.Value],
+                  xd: dict[str, ir.Value], out: tuple[ir.Value, ir.Value]) -> Pixels:
+    """The input as the direct kernel reads it. NHWC memory is read in place. Another layout is
+    first brought to NHWC scratch, once per workgroup range and only for the input rows its
+    output rows [lo, hi) read; for a strided 1 x 1 convolution (whose kernel then runs with
+    stride 1, `_direct_kernel`) only the pixels it reads, OH x OW of them."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Memory
+    (sh, sw), (dh, _) = op.strides, op.dilations
+    out_h, out_w = out
+    sampled = (kernel.g.sh, kernel.g.sw) != (sh, sw)
+    height, width = (out_h, out_w) if sampled else (xd["H"], xd["W"])
+    row_elements = b.mul(width, xd["C"])
+    image_elements = b.mul(height, row_elements)
+    if xm is not None:
+        return Pixels(xm.ptr, I64(0), image_elements, row_elements)
+    lo, hi = rows
+    kh_n = I64(dict(zip(op.filter_layout, low.kv.shape[low.kv.ref(op.filter)]))["H"])
+    first = b.sdiv(lo, out_h)
+    count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
+    count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
+    slab = low.scratch_memory(b, low.kv.dtype[x], [count, height, width, xd["C"]])
+    fast = None if sampled or op.input_layout != "NCHW" else nchw_row_copy(low, b, x)
+
+    def image(ib: ir.IRBuilder, i: ir.Value) -> None:
+        bn = ib.add(first, i)
+        base = ib.mul(bn, out_h)
+        oh_lo = ib.sub(lo, base)
+        oh_lo = ib.select(ib.icmp_signed("<", oh_lo, I64(0)), I64(0), oh_lo)
+        oh_hi = smin(ib, ib.sub(hi, base), out_h)
+
+        def convert(hb: ir.IRBuilder, row: ir.Value) -> None:
+            line = Memory(slab.address(hb, [i, row, I64(0), I64(0)]), slab.dtype,
+                          [width, xd["C"]])
+            if fast is not None:
+                fast(hb, bn, row, line.ptr)
+                return
+            ih = hb.mul(row, I64(sh)) if sampled else row
+            copy_input_row(low, hb, x, op.input_layout, bn, ih, width, xd["C"], line,
+                           sw if sampled else 1)
+        if sampled:
+            for_range(ib, oh_lo, oh_hi, convert, "ih")
+            return
+        reach = ib.add(ib.mul(ib.sub(oh_hi, I64(1)), I64(sh)),
+                       ib.add(ib.mul(ib.sub(kh_n, I64(1)), I64(dh)), I64(1)))
+        for_range(ib, ib.mul(oh_lo, I64(sh)), smin(ib, reach, xd["H"]), convert, "ih")
+    for_range(b, I64(0), count, image, "image")
+    return Pixels(slab.ptr, first, image_elements, row_elements)
