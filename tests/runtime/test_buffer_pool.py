@@ -41,3 +41,22 @@ def test_small_buffers_are_fresh_and_zeroed_and_the_pool_is_bounded() -> None:
     buffers = [pool.allocate(POOL_MIN_BYTES) for _ in range(3)]
     del buffers
     assert pool.pooled_bytes == 2 * POOL_MIN_BYTES
+
+
+def test_large_argument_copies_reuse_the_pool_in_c_order() -> None:
+    """A call's large array arguments are copied into pooled buffers (a dropped one is reused
+    for the next copy of that size), in C order whatever the array's strides."""
+    pool = PoolingAllocator()
+    count = POOL_MIN_BYTES // 4
+    array = np.arange(count, dtype=np.float32)
+    first = pool.allocate_copy(array)
+    address = first.address
+    assert np.array_equal(first.data.view(np.float32), array)
+    del first
+    columns = np.arange(count, dtype=np.float32).reshape(-1, 64).T  # not C-contiguous
+    again = pool.allocate_copy(columns)
+    assert again.address == address
+    assert np.array_equal(again.data.view(np.float32), columns.ravel(order="C"))
+    small = pool.allocate_copy(np.arange(16, dtype=np.float32))
+    assert np.array_equal(small.data.view(np.float32), np.arange(16, dtype=np.float32))
+
