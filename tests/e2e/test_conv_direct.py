@@ -114,9 +114,9 @@ def test_direct_conv_nchw_fchw_with_exporters_padding(run: Runner) -> None:
 
 @pytest.mark.parametrize("value", [0.0, -1.5], ids=["zero", "constant"])
 def test_direct_conv_nchw_padding_sides_and_value(run: Runner, value: float) -> None:
-    """A padded NCHW input brought to NHWC 8 x 8 elements at a time: padding of other sizes on
-    each side, a padding value that is not zero, 19 channels and 13 pixels a row (whole blocks
-    and edges), two images."""
+    """An NCHW input padded by a dispatch of its own (split over the images) and brought to NHWC
+    8 x 8 elements at a time: padding of other sizes on each side, a padding value that is not
+    zero, 19 channels and 13 pixels a row (whole blocks and edges), two images."""
     xs, ws = (2, 19, 9, 13), (16, 19, 3, 3)
     ps, os = (2, 19, 11, 17), (2, 16, 9, 15)
     src = f"""

@@ -32,3 +32,29 @@ func.func @dynamic_rows(%a: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
   %0 = math.exp %a : tensor<?x1024xf32>
   return %0 : tensor<?x1024xf32>
 }
+
+// A pad (its fill and insert, one dispatch) splits along the outermost dimension the window spans
+// whole: the channels of an NCHW image padded in H and W.
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["pad_spatial_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}256 : index, 32 : index]]}>
+// CHECK-LABEL: func.func @pad_spatial(
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK: "hal.command_buffer.dispatch"(%{{[^,]*}}, %{{[^,]*}}, %[[EIGHT]],
+func.func @pad_spatial(%x: tensor<1x256x30x30xf32>) -> tensor<1x256x32x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<1x256x30x30xf32> to tensor<1x256x32x32xf32>
+  return %p : tensor<1x256x32x32xf32>
+}
+
+// A pad of the outermost dimension itself runs as one workgroup.
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["pad_rows_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}1 : index, 1 : index]]}>
+func.func @pad_rows(%x: tensor<256x1024xf32>) -> tensor<258x1024xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[1, 0] high[1, 0] {
+  ^bb0(%a: index, %b: index):
+    tensor.yield %z : f32
+  } : tensor<256x1024xf32> to tensor<258x1024xf32>
+  return %p : tensor<258x1024xf32>
+}

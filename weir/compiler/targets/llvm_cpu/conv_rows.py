@@ -11,9 +11,8 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.contraction import Strided
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
 from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
-from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
@@ -95,58 +94,17 @@ def source_order(b: ir.IRBuilder, layout: str, channel: str, width: ir.Value,
 RowCopy = Callable[[ir.IRBuilder, ir.Value, ir.Value, ir.Value], None]
 
 
-def nchw_row_copy(low: EntryLowering, b: ir.IRBuilder, x: ValueRef) -> RowCopy | None:
-    """For an f32 NCHW input that is memory, or memory padded with a constant (tensor.pad: an
-    InsertSlice of memory into a Fill), what copies its row (bn, ih) into W x C scratch at a
-    given pointer 8 x 8 elements at a time (`write_transposed`), the padding filled with its
-    value; None for any other input, which `copy_input_row` copies element by element.
-
-    Why: element by element, bringing a 3 x 3 convolution's padded NCHW input to NHWC took a
-    third of the convolution's time (64 channels at 56 x 56)."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
-    kv = low.kv
-    if kv.dtype[x] != "f32":
-        return None
+def nchw_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
+    """For an f32 NCHW input in memory (a binding: an exporter's tensor.pad is a dispatch of its
+    own), what copies its row (bn, ih) into W x C scratch at a given pointer 8 x 8 elements at
+    a time (`write_transposed`); None for any other input, which `copy_input_row` copies
+    element by element."""
     mem = low.memory.get(x)
-    if mem is not None:
-        return lambda rb, bn, ih, line: _transposed_row(rb, mem, bn, ih, line, I64(0))
-    op = kv.ops[x[0]]
-    if not isinstance(op, k.InsertSlice) or op.dropped or \
-            any(not (isinstance(o, int) and st == 1) for o, st in zip(op.offsets, op.strides)):
+    if mem is None or low.kv.dtype[x] != "f32":
         return None
-    source, pad = kv.ref(op.source), kv.ref(op.dest)
-    src = low.memory.get(source)
-    if src is None or kv.dtype[source] != "f32" or not isinstance(kv.ops[pad[0]], k.Fill) or \
-            op.offsets[0] != 0 or op.offsets[1] != 0 or \
-            list(kv.shape[source][:2]) != list(kv.shape[x][:2]):
-        return None
-    value = low.element(b, pad, [I64(0)] * 4, Body())
-    top, left = I64(int(op.offsets[2])), I64(int(op.offsets[3]))
-    _, chans, _, width = low.dims(x)
-    rows = src.dims[2]
 
-    def copy(rb: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
-        r = rb.sub(ih, top)
-        inside = rb.and_(rb.icmp_signed(">=", r, I64(0)), rb.icmp_signed("<", r, rows))
-        with rb.if_else(inside) as (then, otherwise):
-            with then:
-                first = rb.mul(left, chans)
-                after = rb.mul(rb.add(left, src.dims[3]), chans)
-                _fill(rb, line, I64(0), first, value)
-                _fill(rb, line, after, rb.mul(width, chans), value)
-                _transposed_row(rb, src, bn, r, line, first)
-            with otherwise:
-                _fill(rb, line, I64(0), rb.mul(width, chans), value)
+    def copy(b: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
+        _, chans, height, width = mem.dims
+        write_transposed(b, mem.address(b, [bn, I64(0), ih, I64(0)]), b.mul(height, width),
+                         line, chans, chans, width)
     return copy
-
-
-def _transposed_row(b: ir.IRBuilder, mem: Memory, bn: ir.Value, ih: ir.Value, line: ir.Value,
-                    at: ir.Value) -> None:
-    """NCHW row (bn, ih) of `mem` into W x C at line + at."""
-    _, chans, height, width = mem.dims
-    write_transposed(b, mem.address(b, [bn, I64(0), ih, I64(0)]), b.mul(height, width),
-                     b.gep(line, [at], inbounds=True), chans, chans, width)
-
-
-def _fill(b: ir.IRBuilder, ptr: ir.Value, lo: ir.Value, hi: ir.Value, value: ir.Value) -> None:
-    for_range(b, lo, hi, lambda fb, i: fb.store(value, fb.gep(ptr, [i], inbounds=True)), "pad")

@@ -110,7 +110,7 @@ def direct_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     for_range(b, g_lo, g_hi, group, "group")
 
 
-# Fewer ranges of output rows than this split the channels too (_channel_groups).
+# Fewer ranges of output rows than this split the channels too (`channel_groups`).
 ROW_RANGES = 16
 
 Part = Callable[[ir.IRBuilder, tuple[ir.Value, ir.Value], tuple[ir.Value, ir.Value]], None]
@@ -208,7 +208,7 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
     count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
     count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
     slab = low.scratch_memory(b, low.kv.dtype[x], [count, height, width, xd["C"]])
-    fast = None if sampled or op.input_layout != "NCHW" else nchw_row_copy(low, b, x)
+    fast = None if sampled or op.input_layout != "NCHW" else nchw_row_copy(low, x)
 
     def image(ib: ir.IRBuilder, i: ir.Value) -> None:
         bn = ib.add(first, i)

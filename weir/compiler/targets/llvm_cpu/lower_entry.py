@@ -472,7 +472,7 @@ class EntryLowering:
         if isinstance(op, (k.Generic, k.Reduce)):
             return lower_reduction(self, b, n, partitioned)
         if isinstance(op, k.InsertSlice):
-            return lower_insert_slice(self, b, n)
+            return lower_insert_slice(self, b, n, partitioned)
         if isinstance(op, EXT_OPS):
             return lower_ext(self, b, n, partitioned)
         from weir.compiler.targets.llvm_cpu.contraction import lower_contraction

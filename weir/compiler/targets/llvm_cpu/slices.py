@@ -4,7 +4,8 @@ A slice is an index remapping (offset + i * stride per dimension) inside whoever
 slice feeding elementwise math costs no pass over memory. An insert is a root: one loop nest
 copies the destination into the insert's memory (skipped when the destination is an empty tensor
 or an earlier insert already writing that memory, see `KernelValues.in_place`), a second writes
-the source over the window. Both only ever touch elements that exist, and windows that depend on
+the source over the window; a pad's runs in workgroups when its window spans the outermost
+dimension. Both only ever touch elements that exist, and windows that depend on
 push constants are listed for the runtime to check before the code runs (`window_bounds`)."""
 
 from __future__ import annotations
@@ -61,24 +62,50 @@ def window_bounds(kv: KernelValues) -> tuple[WindowBounds, ...]:
     return tuple(out)
 
 
-def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int) -> tuple[k.Dim, int]:
-    """Runs as one workgroup: inserts are data movement, cheap next to what usually follows.
-    Their loops stay rolled (a chain of small static inserts, fully unrolled, is one huge
-    block that LLVM's codegen takes seconds over)."""
+def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
+                       partitioned: bool) -> tuple[k.Dim, int]:
+    """Inserts are data movement, their loops kept rolled (a chain of small static inserts,
+    fully unrolled, is one huge block that LLVM's codegen takes seconds over). A lone insert
+    that its dispatch may split (a pad: its fill and its insert) runs in workgroups along the
+    destination's outermost dimension when the window spans that dimension whole (a pad of
+    H and W splits over N or C), so every thread fills and copies its part; other inserts run
+    as one workgroup."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
     op = kv.ops[n]
     assert isinstance(op, k.InsertSlice)
     mem = low.memory[(n, 0)]
     dest, source = kv.ref(op.dest), kv.ref(op.source)
+    dest_bounds = [(I64(0), d) for d in low.dims(dest)]
+    source_bounds = [(I64(0), d) for d in low.dims(source)]
+    extent: k.Dim = 1
+    tile = 1
+    split = _whole_dim(kv, op) if partitioned else None
+    if split is not None:
+        _, extent, tile = low.grid(kv.shape[dest], 1)
+        span = low.partition_bounds(b, low.dim(extent), tile)
+        dest_bounds[split] = source_bounds[split] = span
     if low.memory.get(dest) is not mem and not isinstance(kv.ops[dest[0]], k.Empty):
         def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
             s.store_element(bb, low.element(bb, dest, idx, Body()), mem.address(bb, idx),
                             mem.dtype)
-        for_nest(b, [(I64(0), d) for d in low.dims(dest)], copy, "dest", unroll=False)
+        for_nest(b, dest_bounds, copy, "dest", unroll=False)
 
     def place(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
         at = window_index(low, bb, op.offsets, op.strides, op.dropped, idx)
         s.store_element(bb, low.element(bb, source, idx, Body()), mem.address(bb, at), mem.dtype)
-    for_nest(b, [(I64(0), d) for d in low.dims(source)], place, "src", unroll=False)
-    return 1, 1
+    for_nest(b, source_bounds, place, "src", unroll=False)
+    return extent, tile
+
+
+def _whole_dim(kv: KernelValues, op: k.InsertSlice) -> int | None:
+    """The destination's outermost dimension of more than one element (the one `grid` splits)
+    when the window covers it whole (offset 0, stride 1, the source as long), static."""
+    dest, source = kv.shape[kv.ref(op.dest)], kv.shape[kv.ref(op.source)]
+    if op.dropped or len(dest) != len(source):
+        return None
+    p = next((i for i, d in enumerate(dest) if not (isinstance(d, int) and d == 1)), None)
+    if p is None or not isinstance(dest[p], int) or source[p] != dest[p] or \
+            op.offsets[p] != 0 or op.strides[p] != 1:
+        return None
+    return p

@@ -42,11 +42,14 @@ def write_transposed(b: ir.IRBuilder, src: ir.Value, ld: ir.Value, dest: ir.Valu
     f_edge = b.mul(f_blocks, I64(_LANES))
     # The pixels past the last whole block of W, for the channels of whole blocks; then every
     # pixel of the channels past the last whole block of F.
+    # Rolled: unrolled and vectorised, an edge of 64 strided elements was one block of 128
+    # loads, which LLVM takes long over for a few elements' worth of work.
     for_nest(b, [(I64(0), f_edge), (w_edge, width)],
-             lambda bb, idx: element(bb, idx[0], idx[1]), "trw")
+             lambda bb, idx: element(bb, idx[0], idx[1]), "trw", unroll=False)
     for_range(b, f_edge, feats,
-              lambda fb, f: for_range(fb, I64(0), width, lambda wb, w: element(wb, f, w), "trf"),
-              "trc")
+              lambda fb, f: for_range(fb, I64(0), width, lambda wb, w: element(wb, f, w), "trf",
+                                      unroll=False),
+              "trc", unroll=False)
 
 
 def _load(b: ir.IRBuilder, base: ir.Value, at: ir.Value) -> ir.Value:
