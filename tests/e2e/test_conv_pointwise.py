@@ -62,3 +62,44 @@ def test_pointwise_conv_nchw(run: Runner, n: int, c: int, h: int, w: int, f: int
     got = np.asarray(run(program(n, c, h, w, f, dynamic), "f", x, weight, bias))
     assert got.shape == expected.shape and got.dtype == np.float32
     np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
+
+
+def prologue_program(n: int, c: int, h: int, w: int, f: int) -> str:
+    """@f(%x, %w, %scale): conv1x1(relu(x * scale), w), the input an expression (DenseNet's
+    batch norm and ReLU before each convolution), fused into the convolution's dispatch."""
+    xs, os = f"tensor<{n}x{c}x{h}x{w}xf32>", f"tensor<{n}x{f}x{h}x{w}xf32>"
+    ws, ss = f"tensor<{f}x{c}x1x1xf32>", f"tensor<{c}xf32>"
+    ident = "affine_map<(a, b, c, d) -> (a, b, c, d)>"
+    chan = "affine_map<(a, b, c, d) -> (b)>"
+    return f"""
+    func.func @f(%x: {xs}, %w: {ws}, %scale: {ss}) -> {os} {{
+      %ex = tensor.empty() : {xs}
+      %a = linalg.generic {{indexing_maps = [{ident}, {chan}, {ident}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%x, %scale : {xs}, {ss}) outs(%ex : {xs}) {{
+      ^bb0(%in: f32, %s: f32, %out: f32):
+        %zero = arith.constant 0.0 : f32
+        %p = arith.mulf %in, %s : f32
+        %m = arith.maximumf %p, %zero : f32
+        linalg.yield %m : f32
+      }} -> {xs}
+      %e = tensor.empty() : {os}
+      %zero = arith.constant 0.0 : f32
+      %z = linalg.fill ins(%zero : f32) outs(%e : {os}) -> {os}
+      %c = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}} ins(%a, %w : {xs}, {ws}) outs(%z : {os}) -> {os}
+      return %c : {os}
+    }}"""
+
+
+@pytest.mark.parametrize("n, c, h, w, f", [(3, 16, 30, 30, 24), (2, 320, 7, 7, 1280)],
+                         ids=["split-rows", "split-channels"])
+def test_pointwise_conv_of_an_expression(run: Runner, n: int, c: int, h: int, w: int,
+                                         f: int) -> None:
+    """The input evaluated into scratch: for a split over rows, each workgroup only its rows'
+    pixels (the last range partial, several images); for a split over channels, all of it."""
+    x = RNG.standard_normal((n, c, h, w)).astype(np.float32)
+    weight = RNG.standard_normal((f, c, 1, 1)).astype(np.float32)
+    scale = RNG.standard_normal((c,)).astype(np.float32)
+    activated = np.maximum(x.astype(np.float64) * scale[None, :, None, None], 0.0)
+    expected = np.einsum("nchw,fc->nfhw", activated, weight[:, :, 0, 0].astype(np.float64))
+    got = np.asarray(run(prologue_program(n, c, h, w, f), "f", x, weight, scale))
+    assert got.shape == expected.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)

@@ -11,7 +11,7 @@ K = 16) costs several times the arithmetic."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import llvmlite.ir as ir
 
@@ -24,6 +24,7 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     in_memory,
 )
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
+from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.format import kernel_description as k
 
@@ -89,13 +90,13 @@ def _blocks(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D, rows: Spa
     kv = low.kv
     x, init, out = kv.ref(op.input), kv.ref(op.init), (n, 0)
     dest = low.memory[out]
-    xm = in_memory(low, b, x)
     wm = in_memory(low, b, kv.ref(op.filter))
     images, feats, out_h, out_w = dest.dims
-    chans = xm.dims[1]
+    chans = low.dims(x)[1]
     plane = b.mul(out_h, out_w)
     oh_lo, oh_hi = rows or (I64(0), out_h)
     f_lo, f_hi = channels or (I64(0), feats)
+    pixels = _block_pixels(low, b, x, rows, (oh_lo, oh_hi), out_w)
 
     def image(ib: ir.IRBuilder, bn: ir.Value) -> None:
         target = dest.address(ib, [bn, f_lo, oh_lo, I64(0)])
@@ -107,8 +108,7 @@ def _blocks(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D, rows: Spa
             for_nest(ib, [(f_lo, f_hi), (oh_lo, oh_hi), (I64(0), out_w)], fill, "init")
         gemm(low, ib, ib.sub(f_hi, f_lo), ib.mul(ib.sub(oh_hi, oh_lo), out_w), chans,
              Strided(wm.address(ib, [f_lo, I64(0), I64(0), I64(0)]), chans, "f32"),
-             Strided(xm.address(ib, [bn, I64(0), oh_lo, I64(0)]), plane, "f32"),
-             Strided(target, plane, "f32"))
+             pixels(ib, bn), Strided(target, plane, "f32"))
         finish_block(low, ib, n, [(bn, ib.add(bn, I64(1))), (f_lo, f_hi), (oh_lo, oh_hi),
                                   (I64(0), out_w)])
     with_rows = b.icmp_signed("<", oh_lo, oh_hi)
@@ -116,3 +116,37 @@ def _blocks(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D, rows: Spa
     with b.if_then(b.and_(with_rows, with_channels)):
         for_range(b, I64(0), images, lambda ib, bn: low.scoped(ib, lambda: image(ib, bn)),
                   "image")
+
+
+def _block_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, rows: Span | None,
+                  span: Span, out_w: ir.Value) -> Callable[[ir.IRBuilder, ir.Value], Strided]:
+    """What gives the GEMM's right operand for an image: the C x pixels of the block's rows
+    `span`, read in place when the input is memory. An input that is an expression (DenseNet's
+    batch norm and ReLU before each convolution) is evaluated into scratch: for a block of rows
+    only those rows, so the workgroups of a split over pixels share the work instead of each
+    evaluating the whole input."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    mem = low.memory.get(x)
+    if mem is None and rows is None:
+        mem = in_memory(low, b, x)
+    if mem is not None:
+        plane = b.mul(mem.dims[2], mem.dims[3])
+        return lambda ib, bn: Strided(mem.address(ib, [bn, I64(0), span[0], I64(0)]), plane,
+                                      "f32")
+    chans = low.dims(x)[1]
+    count = b.sub(span[1], span[0])
+    count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
+    width = b.mul(count, out_w)
+    scratch = low.scratch_memory(b, "f32", [chans, width])
+
+    def evaluate(ib: ir.IRBuilder, bn: ir.Value) -> Strided:
+        def copy(cb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+            c, r, w = idx
+            value = low.element(cb, x, [bn, c, cb.add(span[0], r), w], Body())
+            s.store_element(cb, value, cb.gep(scratch.ptr, [cb.add(cb.mul(c, width),
+                                                                  cb.add(cb.mul(r, out_w), w))],
+                                              inbounds=True), "f32")
+        for_nest(ib, [(I64(0), chans), (I64(0), count), (I64(0), out_w)], copy, "px")
+        return Strided(scratch.ptr, width, "f32")
+    return evaluate
+
