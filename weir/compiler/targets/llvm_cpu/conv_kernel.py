@@ -13,7 +13,8 @@ large one, and each pixel has its own input pointer.
 The filter is packed one block of nr output channels at a time, into a panel of KH*KW*C lines
 of nr channels (the last block zero-padded to whole vectors), so a step of k reads one line; all
 the range's pixels then run over that panel before the next block is packed, so the filter is
-packed once per workgroup range and each panel line serves every tile. The taps are split into
+packed once per workgroup range and each panel line serves every tile. A constant filter comes
+already packed (global-optimization's pack-conv-filters) and is read where it lies. The taps are split into
 chunks whose lines fit in L1, and the pixels into blocks whose input rows stay in L2. Strides
 and dilations are in the input addressing. Every size but the pixel range is a constant of the
 generated code, so LLVM sees fixed trip counts and offsets."""
@@ -294,7 +295,7 @@ class DirectConv:
         # Measured single-threaded: a 3 x 3 convolution of 64 channels 12% faster; with few
         # channels slower (a 7 x 7 stem of 3 channels, 3.4 -> 4.7 ms), so only from 16.
         unit = g.kw if g.dw == 1 and g.chans >= MERGED_TAPS_FROM and \
-            tap0_whole_rows(self, taps) else 1
+            _whole_window_rows(self, taps) else 1
 
         def tap(tb: ir.IRBuilder, u: ir.Value) -> None:
             t = tb.mul(u, I64(unit))
@@ -363,7 +364,7 @@ class DirectConv:
                     b.gep(at, [I64(lane)], inbounds=True), align=4)
 
 
-def tap0_whole_rows(kernel: DirectConv, taps: int) -> bool:
+def _whole_window_rows(kernel: DirectConv, taps: int) -> bool:
     """Whether every chunk of taps, `taps` long, starts and ends on a whole window row."""
     return kernel.taps_per_chunk % kernel.g.kw == 0 and taps % kernel.g.kw == 0
 
