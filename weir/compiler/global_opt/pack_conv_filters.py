@@ -21,33 +21,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from weir.compiler.global_opt.constant_values import constant_value, resource_name
-from weir.compiler.global_opt.target_cpu import llvm_cpu_target
+from weir.compiler.global_opt.constant_values import constant_value
+from weir.compiler.global_opt.packed_constants import llvm_cpu_target, replace_with_packed
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
-from weir.compiler.tensor_shapes import reassociation
 from weir.format.packed_weights import conv_collapse_groups, conv_panels, conv_panels_permutation
 from weir.ir import constants_of
-from weir.ir.upstream import (
-    arith,
-    Builder,
-    DenseArrayBase,
-    DenseResourceAttr,
-    EmptyOp,
-    Float32Type,
-    InsertPoint,
-    IntegerType,
-    linalg,
-    ModuleOp,
-    Operation,
-    SSAValue,
-    tensor,
-    TensorType,
-)
+from weir.ir.upstream import Float32Type, ModuleOp, Operation, TensorType
 from weir.ir.window_ops import WINDOW_LAYOUTS, window_pair
 
 _F32 = Float32Type()
-_I64 = IntegerType(64)
 _LAYOUTS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nhwc_fhwc", "linalg.conv_2d_nchw_fchw")
 # Filters smaller than this many elements are packed quickly enough on each call.
 MIN_ELEMENTS = 4096
@@ -77,30 +60,9 @@ class PackConvFilters(Pass):
             values = constant_value(weights, constants)
             if values is None or values.dtype != np.float32:
                 continue
-            panels = conv_panels(values, layout, nr)
-            name = constants.add(panels.tobytes(), f"{resource_name(weights, 'filter')}_panels{nr}")
-            op.operands[1] = _unpacked(Builder(InsertPoint.before(op)), name, panels.shape,
-                                       layout, weights.type)  # type: ignore[arg-type]
-            source = weights.owner
-            if isinstance(source, Operation) and not any(r.uses for r in source.results):
-                source.detach()
-                source.erase()
-
-
-def _unpacked(b: Builder, name: str, shape: tuple[int, ...], layout: str,
-              filter_t: TensorType) -> SSAValue:
-    """`collapse_shape(transpose(panels))`: the filter in `layout` again, from the panels."""
-    packed_t = TensorType(_F32, shape)
-    packed = b.insert(arith.ConstantOp(DenseResourceAttr.from_params(name, packed_t),
-                                       packed_t)).result
-    perm = conv_panels_permutation(layout)
-    turned_t = TensorType(_F32, [shape[i] for i in perm])
-    empty = b.insert(EmptyOp([], turned_t)).tensor
-    turned = b.insert(linalg.TransposeOp(
-        packed, empty, DenseArrayBase.from_list(_I64, perm), turned_t)).results[0]
-    return b.insert(tensor.CollapseShapeOp.build(
-        operands=[turned], result_types=[filter_t],
-        properties={"reassociation": reassociation(conv_collapse_groups(layout))})).results[0]
+            replace_with_packed(op, 1, conv_panels(values, layout, nr), f"_panels{nr}",
+                                conv_panels_permutation(layout), conv_collapse_groups(layout),
+                                constants)
 
 
 def _filter_layout(op: Operation) -> str | None:

@@ -18,33 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from weir.compiler.global_opt.constant_values import constant_value, resource_name
-from weir.compiler.global_opt.target_cpu import llvm_cpu_target
+from weir.compiler.global_opt.constant_values import constant_value
+from weir.compiler.global_opt.packed_constants import llvm_cpu_target, replace_with_packed
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
-from weir.compiler.tensor_shapes import reassociation
 from weir.dialects import linalg_ext
 from weir.format.packed_weights import MATMUL_PANELS_PERMUTATION, matmul_panels
 from weir.ir import constants_of
-from weir.ir.upstream import (
-    arith,
-    Builder,
-    DenseArrayBase,
-    DenseResourceAttr,
-    EmptyOp,
-    Float32Type,
-    InsertPoint,
-    IntegerType,
-    linalg,
-    ModuleOp,
-    Operation,
-    SSAValue,
-    tensor,
-    TensorType,
-)
+from weir.ir.upstream import Float32Type, linalg, ModuleOp, Operation, SSAValue, TensorType
 
 _F32 = Float32Type()
-_I64 = IntegerType(64)
 # At most this many rows, the microkernel reads B where it lies (contraction.SMALL_M).
 GEMV_ROWS = 4
 # Weights smaller than this many elements are packed quickly enough on each call.
@@ -73,25 +56,8 @@ class PackMatmulWeights(Pass):
             weights = constant_value(rhs, constants)
             if weights is None or weights.dtype != np.float32:
                 continue
-            panels = matmul_panels(weights, panel)
-            hint = f"{resource_name(rhs, 'weights')}_panels{panel}"
-            name = constants.add(panels.tobytes(), hint)
-            b = Builder(InsertPoint.before(op))
-            packed_t = TensorType(_F32, (n // panel, k, panel))
-            packed = b.insert(arith.ConstantOp(DenseResourceAttr.from_params(name, packed_t),
-                                               packed_t)).result
-            rows_t = TensorType(_F32, (k, n // panel, panel))
-            empty = b.insert(EmptyOp([], rows_t)).tensor
-            turned = b.insert(linalg.TransposeOp(
-                packed, empty, DenseArrayBase.from_list(_I64, MATMUL_PANELS_PERMUTATION), rows_t)).results[0]
-            matrix = b.insert(tensor.CollapseShapeOp.build(
-                operands=[turned], result_types=[TensorType(_F32, (k, n))],
-                properties={"reassociation": reassociation([[0], [1, 2]])})).results[0]
-            source = rhs.owner
-            op.operands[1] = matrix
-            if isinstance(source, Operation) and not any(r.uses for r in source.results):
-                source.detach()
-                source.erase()
+            replace_with_packed(op, 1, matmul_panels(weights, panel), f"_panels{panel}",
+                                MATMUL_PANELS_PERMUTATION, [[0], [1, 2]], constants)
 
 
 def _panel_columns(state: CompilationState) -> int | None:
