@@ -25,28 +25,28 @@ def at_layout(layout: str, letters: dict[str, ir.Value]) -> list[ir.Value]:
 
 def fill_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str, bn: ir.Value,
              oh: ir.Value, out_w: ir.Value, feats: ir.Value, acc: str, row: ir.Value,
-             cols: tuple[ir.Value, ir.Value] | None = None) -> None:
-    """Output row (bn, oh) of `init` into OW x F memory of the accumulator type at `row`
-    (channels [cols) only, where given)."""
+             cols: tuple[ir.Value, ir.Value]) -> None:
+    """Channels [cols) of output row (bn, oh) of `init` into OW x F memory of the accumulator
+    type at `row`."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
-    f0, f1 = cols or (I64(0), feats)
+    f0, f1 = cols
 
     def fill(bb: ir.IRBuilder, ow: ir.Value, j: ir.Value) -> None:
-        f = j if cols is None else bb.add(f0, j)
+        f = bb.add(f0, j)
         at_init = at_layout(layout, {"N": bn, "H": oh, "W": ow, "F": f})
         value = low.element(bb, init, at_init, Body())
         at = bb.gep(row, [bb.add(bb.mul(ow, feats), f)], inbounds=True)
         s.store_element(bb, low.convert(bb, value, low.kv.dtype[init], acc), at, acc)
-    source_order(b, layout, "F", out_w, feats if cols is None else b.sub(f1, f0), fill, "init")
+    source_order(b, layout, "F", out_w, b.sub(f1, f0), fill, "init")
 
 
 def write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, layout: str,
-              bn: ir.Value, oh: ir.Value, out_w: ir.Value, feats: ir.Value,
-              cols: tuple[ir.Value, ir.Value] | None = None) -> None:
-    """Row (bn, oh) of the W x F accumulator `c` into `dest` in its layout and type (channels
-    [cols) only, where given)."""
-    f0, f1 = cols or (I64(0), feats)
-    count = feats if cols is None else b.sub(f1, f0)
+              bn: ir.Value, oh: ir.Value, out_w: ir.Value,
+              cols: tuple[ir.Value, ir.Value]) -> None:
+    """Channels [cols) of row (bn, oh) of the W x F accumulator `c` into `dest` in its layout
+    and type."""
+    f0, f1 = cols
+    count = b.sub(f1, f0)
     if layout == "NFHW" and c.dtype == dest.dtype == "f32":
         _, _, out_h, width = dest.dims
         write_transposed(b, b.gep(c.ptr, [f0], inbounds=True), c.ld,
@@ -55,7 +55,7 @@ def write_row(low: EntryLowering, b: ir.IRBuilder, c: Strided, dest: Memory, lay
         return
 
     def copy(bb: ir.IRBuilder, ow: ir.Value, j: ir.Value) -> None:
-        f = j if cols is None else bb.add(f0, j)
+        f = bb.add(f0, j)
         at = bb.gep(c.ptr, [bb.add(bb.mul(ow, c.ld), f)], inbounds=True)
         value = low.convert(bb, s.load_element(bb, at, c.dtype), c.dtype, dest.dtype)
         where = dest.address(bb, at_layout(layout, {"N": bn, "H": oh, "W": ow, "F": f}))

@@ -115,7 +115,7 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             if scratch:
                 copy_back(low, rb, c, dest, [bn, oh], (I64(0), out_w), (I64(0), feats))
         else:
-            write_row(low, rb, c, dest, out_layout, bn, oh, out_w, feats)
+            write_row(low, rb, c, dest, out_layout, bn, oh, out_w, (I64(0), feats))
         spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
                  "W": (I64(0), out_w)}
         finish_block(low, rb, n, [spans.get(d, (I64(0), feats)) for d in out_layout])
@@ -159,7 +159,7 @@ def _row_accumulator(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout
     """Output row (bn, oh) of `init` (dimensions named by `layout`) as OW x F scratch of the
     accumulator type."""
     scratch = low.scratch_memory(b, acc, [out_w, feats])
-    fill_row(low, b, init, layout, bn, oh, out_w, feats, acc, scratch.ptr)
+    fill_row(low, b, init, layout, bn, oh, out_w, feats, acc, scratch.ptr, (I64(0), feats))
     return Strided(scratch.ptr, feats, acc)
 
 

@@ -45,11 +45,12 @@ def lower_direct(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D, kern
     `per_row` multiply-adds each), or, for few row ranges, over its part of a grid of channel
     groups x row ranges; returns the grid the entry runs."""
     extent, tile = grid
-    tiles = extent if isinstance(extent, int) and extent > 1 else 0
-    groups = channel_groups(kernel, -(-tiles // tile), tile * per_row) if tiles else 1
+    rows_total = extent if isinstance(extent, int) and extent > 1 else 0
+    ranges = -(-rows_total // tile)
+    groups = channel_groups(kernel, ranges, tile * per_row) if rows_total else 1
     if groups > 1:
-        direct_conv(low, b, n, op, kernel, xm, acc, tiles, tile, groups)
-        return groups * -(-tiles // tile), 1
+        direct_conv(low, b, n, op, kernel, xm, acc, rows_total, tile, groups)
+        return groups * ranges, 1
     direct_rows(low, b, n, op, kernel, xm, rows, acc)(b, rows, (I64(0), I64(kernel.blocks)))
     return extent, tile
 
@@ -165,8 +166,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             if scratch is not None:
                 at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, hull[0]), rb.mul(out_w, feats))],
                             inbounds=True)
-                write_row(low, rb, Strided(at, feats, acc), dest, layout, bn, oh, out_w,
-                          feats, cols)
+                write_row(low, rb, Strided(at, feats, acc), dest, layout, bn, oh, out_w, cols)
             spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
                      "W": (I64(0), out_w)}
             finish_block(low, rb, n, [spans.get(d, cols) for d in layout])
@@ -192,7 +192,7 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
     """The input as the direct kernel reads it. NHWC memory is read in place. Another layout is
     first brought to NHWC scratch, once per workgroup range and only for the input rows its
     output rows [lo, hi) read; for a strided 1 x 1 convolution (whose kernel then runs with
-    stride 1, `_direct_kernel`) only the pixels it reads, OH x OW of them."""
+    stride 1, `direct_kernel`) only the pixels it reads, OH x OW of them."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Memory
     (sh, sw), (dh, _) = op.strides, op.dilations
     out_h, out_w = out
@@ -203,7 +203,6 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
     if xm is not None:
         return Pixels(xm.ptr, I64(0), image_elements, row_elements)
     lo, hi = rows
-    kh_n = I64(dict(zip(op.filter_layout, low.kv.shape[low.kv.ref(op.filter)]))["H"])
     first = b.sdiv(lo, out_h)
     count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
     count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
@@ -230,7 +229,7 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
             for_range(ib, oh_lo, oh_hi, convert, "ih")
             return
         reach = ib.add(ib.mul(ib.sub(oh_hi, I64(1)), I64(sh)),
-                       ib.add(ib.mul(ib.sub(kh_n, I64(1)), I64(dh)), I64(1)))
+                       ib.add(ib.mul(ib.sub(I64(kernel.g.kh), I64(1)), I64(dh)), I64(1)))
         for_range(ib, ib.mul(oh_lo, I64(sh)), smin(ib, reach, xd["H"]), convert, "ih")
     for_range(b, I64(0), count, image, "image")
     return Pixels(slab.ptr, first, image_elements, row_elements)
