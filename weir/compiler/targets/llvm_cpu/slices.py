@@ -80,11 +80,13 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
     source_bounds = [(I64(0), d) for d in low.dims(source)]
     extent: k.Dim = 1
     tile = 1
-    split = _whole_dim(kv, op) if partitioned else None
-    if split is not None:
-        _, extent, tile = low.grid(kv.shape[dest], 1)
-        span = low.partition_bounds(b, low.dim(extent), tile)
-        dest_bounds[split] = source_bounds[split] = span
+    if partitioned and kv.shape[dest]:  # (a rank-0 destination has nothing to split)
+        split, extent, tile = low.grid(kv.shape[dest], 1)
+        if _spans_whole(kv, op, split):
+            span = low.partition_bounds(b, low.dim(extent), tile)
+            dest_bounds[split] = source_bounds[split] = span
+        else:
+            extent, tile = 1, 1
     if low.memory.get(dest) is not mem and not isinstance(kv.ops[dest[0]], k.Empty):
         def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
             s.store_element(bb, low.element(bb, dest, idx, Body()), mem.address(bb, idx),
@@ -98,14 +100,9 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
     return extent, tile
 
 
-def _whole_dim(kv: KernelValues, op: k.InsertSlice) -> int | None:
-    """The destination's outermost dimension of more than one element (the one `grid` splits)
-    when the window covers it whole (offset 0, stride 1, the source as long), static."""
+def _spans_whole(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:
+    """Whether the window covers the destination's dimension `p` whole (offset 0, stride 1,
+    the source as long), a static size of more than one element."""
     dest, source = kv.shape[kv.ref(op.dest)], kv.shape[kv.ref(op.source)]
-    if op.dropped or len(dest) != len(source):
-        return None
-    p = next((i for i, d in enumerate(dest) if not (isinstance(d, int) and d == 1)), None)
-    if p is None or not isinstance(dest[p], int) or source[p] != dest[p] or \
-            op.offsets[p] != 0 or op.strides[p] != 1:
-        return None
-    return p
+    return not op.dropped and len(dest) == len(source) and isinstance(dest[p], int) and \
+        dest[p] > 1 and source[p] == dest[p] and op.offsets[p] == 0 and op.strides[p] == 1
