@@ -13,6 +13,8 @@ import numpy as np
 
 MATMUL_PANELS_PERMUTATION = [1, 0, 2]
 """K x N matmul weights as P x K x NR panels: panel p holds columns p*NR .. p*NR+NR-1."""
+MATMUL_COLLAPSE_GROUPS = [[0], [1, 2]]
+"""The collapse of the transposed panels (K x P x NR) back into K x N."""
 
 CONV_PANEL_LINES = "HWC"
 """A convolution filter as P x KH x KW x C x NR panels: panel p holds output channels

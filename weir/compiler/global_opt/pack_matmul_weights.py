@@ -23,7 +23,11 @@ from weir.compiler.global_opt.packed_constants import llvm_cpu_target, replace_w
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import linalg_ext
-from weir.format.packed_weights import MATMUL_PANELS_PERMUTATION, matmul_panels
+from weir.format.packed_weights import (
+    MATMUL_COLLAPSE_GROUPS,
+    MATMUL_PANELS_PERMUTATION,
+    matmul_panels,
+)
 from weir.ir import constants_of
 from weir.ir.upstream import Float32Type, linalg, ModuleOp, Operation, SSAValue, TensorType
 
@@ -57,7 +61,7 @@ class PackMatmulWeights(Pass):
             if weights is None or weights.dtype != np.float32:
                 continue
             replace_with_packed(op, 1, matmul_panels(weights, panel), f"_panels{panel}",
-                                MATMUL_PANELS_PERMUTATION, [[0], [1, 2]], constants)
+                                MATMUL_PANELS_PERMUTATION, MATMUL_COLLAPSE_GROUPS, constants)
 
 
 def _panel_columns(state: CompilationState) -> int | None:
