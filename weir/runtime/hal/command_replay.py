@@ -182,14 +182,28 @@ class ReusablePlan:
     def addresses_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
         """The slots' addresses, when every slot holds a buffer as large as, and as writable
         as, the batched dispatches need (each dispatch's other checks depend only on what was
-        recorded); None when one does not (the caller's full checks then say what is wrong).
-        One pass over the table: this runs on every call."""
+        recorded); None when one does not (the caller's full checks then say what is wrong)."""
         addresses = array.array("Q")
+        if not self._append_addresses(addresses, table):
+            return None
+        if not addresses:
+            addresses.append(0)
+        return addresses
+
+    def words_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
+        """For a plan of one batch (`single`): the words of `NativeBatch.run_words` for
+        `table`, when it fits as `addresses_if_fits` decides; None when it does not."""
+        words = self.single.words[:]  # type: ignore[union-attr]
+        return words if self._append_addresses(words, table) else None
+
+    def _append_addresses(self, addresses: array.array[int], table: Sequence[Buffer]) -> bool:
+        """Appends the slots' addresses; False as soon as a slot does not fit. One pass over the
+        table: this runs on every call."""
         append = addresses.append
         for buffer, (end, writes) in zip(table, self._needs):
             if type(buffer) is not Buffer or buffer.byte_length < end or (
                     writes and buffer.read_only):
-                return None
+                return False
             address = buffer._address
             if address is None:  # first use of a fresh buffer (`Buffer.address`, inlined)
                 try:  # `address_of`, inlined too: every call's buffers are fresh
@@ -198,9 +212,7 @@ class ReusablePlan:
                     address = address_of(buffer.data)
                 buffer._address = address
             append(address)
-        if not addresses:
-            append(0)
-        return addresses
+        return True
 
     def run(self, table: Sequence[Buffer], addresses: array.array[int],
             runner: WorkgroupRunner, run_command: RunCommand, dispatched: list[str]) -> None:

@@ -99,6 +99,12 @@ class Device(ABC):
         nothing done, when it cannot (the caller then submits it with a fence and waits)."""
         return False
 
+    def execute_indirect_now(self, wait: Fence | None, cb: CommandBuffer,
+                             bindings: tuple[Buffer, ...]) -> bool:
+        """`execute_now` of one reusable command buffer and its binding table (a compiled
+        program's usual execute), for drivers that shorten its path."""
+        return self.execute_now(wait, (cb,), bindings)
+
     @abstractmethod
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
                    dst: Buffer, dst_offset: int, length: int) -> None: ...

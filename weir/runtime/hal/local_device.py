@@ -8,14 +8,23 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Callable, Sequence
 
-from weir.errors import WeirError
+from weir.errors import RuntimeFault, WeirError
+from weir.runtime.executables.native_replay import BatchFault
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.buffer_pool import PoolingAllocator
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.command_execution import copy_bytes, execute_command_buffers, fill_bytes
+from weir.runtime.hal.command_replay import ReusablePlan, batch_failure
 from weir.runtime.hal.device import Device
 from weir.runtime.hal.fence import Fence
-from weir.runtime.hal.statistics import QUEUE_OP_KINDS, QueueOpKind
+from weir.runtime.hal.queue_work import failure_message
+from weir.runtime.hal.statistics import (
+    QUEUE_OP_KINDS,
+    DeviceStatistics,
+    ExecutingOperation,
+    QueueOpKind,
+    _Shard,
+)
 from weir.runtime.hal.workgroups import InlineWorkgroups, WorkgroupRunner
 
 # The work of a queue operation; None for operations that only order (alloca's signal, dealloca,
@@ -24,9 +33,14 @@ QueueWork = Callable[[], object] | None
 
 # Each kind's name in messages ("queue fill: ..."), spelled once instead of on every submission.
 _WHAT: dict[QueueOpKind, str] = {kind: f"queue {kind}" for kind in QUEUE_OP_KINDS}
+_EXECUTE = _WHAT["execute"]
 
 
 class LocalDevice(Device):
+    # Set by a driver that shut down (local-task): `execute_indirect_now` leaves the execute to
+    # `execute_now`, which fails it.
+    _stopped = False
+
     def __init__(self) -> None:
         super().__init__()
         self._allocator = PoolingAllocator(counter=self._statistics.buffers)
@@ -83,6 +97,47 @@ class LocalDevice(Device):
         stats, runner = self._statistics, self._workgroups
         self._submit("execute", wait, signal,
                      lambda: execute_command_buffers(buffers, stats, runner, bindings))
+
+    def execute_indirect_now(self, wait: Fence | None, cb: CommandBuffer,
+                             bindings: tuple[Buffer, ...]) -> bool:
+        """The usual case, a plan of one batch for this thread alone (not one to share over
+        threads) that the table fits, written out: a call of a small program is mostly the
+        layers of `execute_now`, which takes every other case. The same counts, in-flight record
+        and messages as `execute_now`."""
+        plan = cb.plans.get(self._workgroups.concurrency)
+        if type(plan) is not ReusablePlan or plan.single is None or plan.single.shared \
+                or len(bindings) != cb.binding_count or self._stopped \
+                or not (wait is None or type(wait) is Fence and not wait._points):
+            return self.execute_now(wait, (cb,), bindings)
+        words = plan.words_if_fits(bindings)
+        if words is None:  # the general path says which buffer does not fit
+            return self.execute_now(wait, (cb,), bindings)
+        batch = plan.single
+        statistics = self._statistics
+        shard = statistics.shard()
+        shard.submitted["execute"] += 1
+        op = self._inline_replay_op(statistics, shard, cb)
+        statistics.record_started(op)
+        try:
+            batch.run_words(words)
+        except BatchFault as fault:
+            ran: list[str] = []
+            error = batch_failure(batch, fault, ran)  # named by its dispatch, as on any path
+            statistics.record_executed(ran, 0)
+            statistics.record_ended(op)  # before the failure counts, as `execute_now` orders
+            statistics.record_failed()
+            raise RuntimeFault(failure_message(_EXECUTE, error)) from None
+        finally:
+            statistics.record_ended(op)
+        shard.count_executed(batch.counts, len(batch.names), 1)
+        shard.completed += 1
+        return True
+
+    def _inline_replay_op(self, statistics: DeviceStatistics, shard: _Shard,
+                          cb: CommandBuffer) -> ExecutingOperation:
+        """What the in-flight record holds while `execute_indirect_now` runs `cb`: the
+        driver's own record of an execute it runs inline."""
+        raise NotImplementedError
 
     def queue_copy(self, wait: Fence | None, signal: Fence, src: Buffer, src_offset: int,
                    dst: Buffer, dst_offset: int, length: int) -> None:

@@ -359,11 +359,15 @@ class HalModule(NativeModule):
         f = "device.queue.execute.indirect"
         if type(device) not in _DEVICE_CLASSES:
             _device(device, f)
-        _reusable(cb, f)
-        wait = _fence_or_none(wait, f, "wait")
-        if not device.execute_now(wait, (cb,), tuple(bindings)):
+        if type(cb) is not CommandBuffer or cb.binding_count is None:
+            _reusable(cb, f)
+        if wait is not None and type(wait) is not Fence:
+            wait = _fence_or_none(wait, f, "wait")
+        if type(bindings) is not tuple:
+            bindings = tuple(bindings)
+        if not device.execute_indirect_now(wait, cb, bindings):
             signal = Fence.create()
-            device.queue_execute_awaited(wait, signal, (cb,), tuple(bindings))
+            device.queue_execute_awaited(wait, signal, (cb,), bindings)
             self.fence_await(state, timeout_ms, (signal,))
 
     @export("0rrr_", name="device.queue.barrier", arity_only=True)

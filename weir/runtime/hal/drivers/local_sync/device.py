@@ -18,7 +18,7 @@ from weir.runtime.hal.drivers.local_sync.options import LocalSyncOptions
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
 from weir.runtime.hal.queue_work import failure_message, run_work
-from weir.runtime.hal.statistics import DeviceStatistics
+from weir.runtime.hal.statistics import DeviceStatistics, ExecutingOperation, _Shard
 
 
 class LocalSyncDevice(LocalDevice):
@@ -98,6 +98,10 @@ class LocalSyncDevice(LocalDevice):
             raise RuntimeFault(failure)
         self._statistics.shard().completed += 1
         return True
+
+    def _inline_replay_op(self, statistics: DeviceStatistics, shard: _Shard,
+                          cb: CommandBuffer) -> ExecutingOperation:
+        return _inline_operation(statistics, shard.inline_ops, _EXECUTE)
 
     def _execute_inline(self, command_buffers: Sequence[CommandBuffer],
                         bindings: tuple[Buffer, ...] | None) -> str | None:

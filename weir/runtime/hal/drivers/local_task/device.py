@@ -22,13 +22,17 @@ from weir.errors import RuntimeFault
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.drivers.local_task.deadlines import DeadlineMonitor
-from weir.runtime.hal.drivers.local_task.execute_work import ExecuteWork
+from weir.runtime.hal.drivers.local_task.execute_work import (
+    ExecuteWork,
+    recorded_dispatch_names,
+)
 from weir.runtime.hal.drivers.local_task.operation import Operation
 from weir.runtime.hal.drivers.local_task.options import LocalTaskOptions
 from weir.runtime.hal.drivers.local_task.workers import WorkerPool
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
 from weir.runtime.hal.queue_work import run_work
+from weir.runtime.hal.statistics import DeviceStatistics, ExecutingOperation, _Shard
 from weir.runtime.hal.workgroups import ParallelWorkgroups
 
 _SHUTDOWN = "{what}: device shut down before the operation ran"
@@ -128,7 +132,7 @@ class LocalTaskDevice(LocalDevice):
             statistics.record_failed()
             raise RuntimeFault(_SHUTDOWN.format(what=_EXECUTE))
         work = ExecuteWork(tuple(command_buffers), statistics, self._workgroups, bindings)
-        op = _InlineExecute(work, self._name)
+        op = _InlineExecute(work.command_buffers, self._name)
         statistics.record_started(op)
         try:
             failure = run_work(_EXECUTE, work)
@@ -142,6 +146,19 @@ class LocalTaskDevice(LocalDevice):
             raise RuntimeFault(failure)
         statistics.record_completed()
         return True
+
+    def _inline_replay_op(self, statistics: DeviceStatistics, shard: _Shard,
+                          cb: CommandBuffer) -> ExecutingOperation:
+        """The thread's record of an inline execute, made once and pointed at `cb` (a thread
+        runs one at a time); a fresh one in the case that never arises, an execute inside
+        another."""
+        op = shard.inline_ops.get(_EXECUTE)
+        if op is None or op in statistics._executing:
+            op = _InlineExecute((cb,), self._name)
+            shard.inline_ops.setdefault(_EXECUTE, op)
+            return op
+        op.command_buffers = (cb,)  # type: ignore[attr-defined]
+        return op  # type: ignore[return-value]
 
     def _enqueue(self, what: str, wait: Fence | None, signal: Fence, work: QueueWork,
                  on_ready: Callable[[Operation], None] | None = None) -> None:
@@ -180,11 +197,12 @@ class _InlineExecute:
     """What the in-flight record holds while `execute_now` runs: described as the operation
     `queue_execute` makes is."""
 
-    __slots__ = ("work", "origin")
+    __slots__ = ("command_buffers", "origin")
 
-    def __init__(self, work: ExecuteWork, origin: str) -> None:
-        self.work = work
+    def __init__(self, command_buffers: tuple[CommandBuffer, ...], origin: str) -> None:
+        self.command_buffers = command_buffers
         self.origin = origin
 
     def describe(self) -> str:
-        return f"{_EXECUTE} [{', '.join(self.work.dispatch_names())}] on {self.origin}"
+        names = recorded_dispatch_names(self.command_buffers)
+        return f"{_EXECUTE} [{', '.join(names)}] on {self.origin}"

@@ -28,9 +28,14 @@ class ExecuteWork:
 
     def dispatch_names(self) -> list[str]:
         """`executable::entry` of each dispatch recorded, in order."""
-        names = []
-        for cb in self.command_buffers:
-            for cmd in cb.commands if isinstance(cb, CommandBuffer) else ():
-                if type(cmd) is DispatchCommand:
-                    names.append(dispatch_names(cmd.executable)[cmd.entry])
-        return names
+        return recorded_dispatch_names(self.command_buffers)
+
+
+def recorded_dispatch_names(command_buffers: tuple[CommandBuffer, ...]) -> list[str]:
+    """`executable::entry` of each dispatch the command buffers recorded, in order."""
+    names = []
+    for cb in command_buffers:
+        for cmd in cb.commands if isinstance(cb, CommandBuffer) else ():
+            if type(cmd) is DispatchCommand:
+                names.append(dispatch_names(cmd.executable)[cmd.entry])
+    return names
