@@ -4,6 +4,7 @@ awaited at once): the local drivers replay a plan of one native batch without th
 
 from __future__ import annotations
 
+import ctypes
 import re
 from typing import Any, Iterator
 
@@ -12,12 +13,14 @@ import pytest
 from native_kernels import add_one_executable
 
 from weir.errors import RuntimeFault
+from weir.runtime.executables.native_replay import WORDS_HEADER, _Executor, array_data_offset
 from weir.runtime.hal.buffer import Buffer
 from weir.runtime.hal.command_buffer import CommandBuffer
 from weir.runtime.hal.drivers.local_sync import LocalSyncDevice
 from weir.runtime.hal.drivers.local_task import LocalTaskDevice, LocalTaskOptions
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice
+from weir.runtime.jit import LLVM_LOCK
 
 N = 16
 EXE = add_one_executable()
@@ -157,3 +160,40 @@ def test_what_the_shortened_path_does_not_take_goes_the_general_way(driver: str)
             assert device.statistics.snapshot()["queue_failed"] == after_shutdown
     finally:
         device.shutdown()
+
+
+def test_the_executor_finds_each_arrays_data_where_numpy_keeps_it() -> None:
+    """Where numpy's C ABI is as `array_data_offset` expects, a slot's word is its array and the
+    executor reads the data pointer there: right for owning arrays, views, read-only memory and
+    empty arrays alike."""
+    offset = array_data_offset()
+    if offset is None:
+        pytest.skip("this numpy keeps its data pointer elsewhere: the words carry addresses")
+    rodata = Buffer.wrap_readonly(memoryview(bytes(range(64))))
+    owning = Buffer(np.zeros(32, np.uint8))
+    for buffer in (owning, owning.subspan(8, 16), rodata, Buffer(np.zeros(0, np.uint8))):
+        word = ctypes.c_uint64.from_address(id(buffer.data) + offset).value
+        assert word == buffer.data.ctypes.data
+
+
+def test_the_words_carry_addresses_where_the_executor_cannot_read_arrays() -> None:
+    device = LocalSyncDevice()
+    cb = _planned(device)
+    plan = cb.plans[1]
+    batch = plan.single  # type: ignore[attr-defined]
+    table = _table(device, np.arange(N))
+    words = plan.words_if_fits(table)  # type: ignore[attr-defined]
+    expected = [id(b.data) for b in table] if batch.words_hold_arrays else \
+        [b.address for b in table]
+    assert list(words[WORDS_HEADER:]) == expected
+    with LLVM_LOCK:
+        by_address = _Executor(None)
+    batch._run_words, batch.words_hold_arrays = by_address.run_words, False
+    words = plan.words_if_fits(table)  # type: ignore[attr-defined]
+    assert list(words[WORDS_HEADER:]) == [b.address for b in table]
+    assert device.execute_indirect_now(None, cb, table)
+    np.testing.assert_array_equal(table[2].data.view(np.int64), np.arange(N) + 2)
+    bad = np.arange(N)
+    bad[0] = -1
+    with pytest.raises(RuntimeFault, match="input must not be -1"):
+        device.execute_indirect_now(None, cb, _table(device, bad))

@@ -49,26 +49,64 @@ _EXECUTOR_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int6
 _FaultRecord = ctypes.c_int64 * 4
 # `weir_replay_words(words)`: the same executor with its arguments in one array of 64-bit words,
 # WORDS_HEADER of them (rows, row count, gather, offsets, the fault record's four words), then
-# the binding table's addresses. A ctypes call costs about 0.11 µs per argument and a fresh
-# fault record 0.23 µs: one pointer to words the caller builds anyway is the cheap form.
+# one word per slot of the binding table: its buffer's array (`id`) where the executor reads
+# the data pointer from the array itself (`_Executor.words_hold_arrays`), else its address.
+# A ctypes call costs about 0.11 µs per argument and a fresh fault record 0.23 µs, and a fresh
+# buffer's address 0.4-0.6 µs in Python: one pointer to words the caller builds anyway, holding
+# what costs nothing to find, is the cheap form.
 _WORDS_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
 WORDS_HEADER = 8
 _FAULT_WORD = 4
 
 
-def _executor_ir() -> ir.Module:
+def array_data_offset() -> int | None:
+    """Where a numpy array object holds the address of its data: numpy's C ABI puts it first
+    after the object header (`PyArrayObject_fields.data`, what `PyArray_DATA` reads in every
+    compiled extension). Checked on probe arrays (owning, a view, read-only); None when it is
+    not there, and the executor is then given addresses."""
+    offset = object.__basicsize__
+    backing = np.arange(4.0)
+    backing.flags.writeable = False
+    for probe in (np.zeros(3, np.uint8), np.arange(6.0)[2:], backing[1:]):
+        if ctypes.c_uint64.from_address(id(probe) + offset).value != probe.ctypes.data:
+            return None
+    return offset
+
+
+def _executor_ir(data_offset: int | None) -> ir.Module:
     """weir_replay(rows, count, slots, gather, offsets, fault): for each row, binding j's pointer
     is slots[gather[first + j]] + offsets[first + j]; then the entry point is called with them.
     Returns 0, or the number of the row whose entry point failed a check plus one (the rows
-    after it do not run; the entry point wrote `fault`)."""
+    after it do not run; the entry point wrote `fault`). weir_replay_words(words): the same
+    with the arguments in words; with a `data_offset`, its slots hold numpy arrays, whose data
+    pointers it reads at that offset."""
+    i64 = ir.IntType(64)
+    i64p = i64.as_pointer()
+    module = ir.Module(name="weir_replay")
+    module.triple = llvm.get_process_triple()
+    fn = _replay_function(module, "weir_replay", None)
+    from_words = fn if data_offset is None else \
+        _replay_function(module, "weir_replay_arrays", data_offset)
+    words_fn = ir.Function(module, ir.FunctionType(i64, [i64p]), name="weir_replay_words")
+    b = ir.IRBuilder(words_fn.append_basic_block("start"))
+    words = words_fn.args[0]
+    word = [b.load(b.gep(words, [ir.Constant(i64, k)])) for k in range(_FAULT_WORD)]
+    b.ret(b.call(from_words, [b.inttoptr(word[0], i64p), word[1],
+                              b.gep(words, [ir.Constant(i64, WORDS_HEADER)]),
+                              b.inttoptr(word[2], i64p), b.inttoptr(word[3], i64p),
+                              b.gep(words, [ir.Constant(i64, _FAULT_WORD)])]))
+    return module
+
+
+def _replay_function(module: ir.Module, name: str, data_offset: int | None) -> ir.Function:
+    """The executor's loop (see `_executor_ir`); with a `data_offset`, a slot's word is an
+    array object and the data pointer is read from it."""
     i8p = ir.IntType(8).as_pointer()
     i64 = ir.IntType(64)
     i64p = i64.as_pointer()
     entry_type = ir.FunctionType(i64, [i8p, i8p, i64, i64, i64p])
-    module = ir.Module(name="weir_replay")
-    module.triple = llvm.get_process_triple()
     fn = ir.Function(module, ir.FunctionType(i64, [i64p, i64, i64p, i64p, i64p, i64p]),
-                     name="weir_replay")
+                     name=name)
     table, count, slots, gather, offsets, fault = fn.args
     start = fn.append_basic_block("start")
     row_loop = fn.append_basic_block("row_loop")
@@ -102,7 +140,10 @@ def _executor_ir() -> ir.Module:
     b.position_at_end(bind_body)
     k = b.add(first, j)
     slot = b.load(b.gep(gather, [k]))
-    address = b.add(b.load(b.gep(slots, [slot])), b.load(b.gep(offsets, [k])))
+    base = b.load(b.gep(slots, [slot]))
+    if data_offset is not None:
+        base = b.load(b.inttoptr(b.add(base, ir.Constant(i64, data_offset)), i64p))
+    address = b.add(base, b.load(b.gep(offsets, [k])))
     b.store(address, b.gep(pointers, [j]))
     j.add_incoming(b.add(j, ir.Constant(i64, 1)), bind_body)
     b.branch(bind_loop)
@@ -122,27 +163,21 @@ def _executor_ir() -> ir.Module:
 
     b.position_at_end(done)
     b.ret(ir.Constant(i64, 0))
-
-    words_fn = ir.Function(module, ir.FunctionType(i64, [i64p]), name="weir_replay_words")
-    b = ir.IRBuilder(words_fn.append_basic_block("start"))
-    words = words_fn.args[0]
-    word = [b.load(b.gep(words, [ir.Constant(i64, k)])) for k in range(_FAULT_WORD)]
-    b.ret(b.call(fn, [b.inttoptr(word[0], i64p), word[1], b.gep(words, [ir.Constant(i64, WORDS_HEADER)]),
-                      b.inttoptr(word[2], i64p), b.inttoptr(word[3], i64p),
-                      b.gep(words, [ir.Constant(i64, _FAULT_WORD)])]))
-    return module
+    return fn
 
 
 class _Executor:
-    """The compiled executor and the engine that owns its code."""
+    """The compiled executor and the engine that owns its code. `words_hold_arrays`: what a
+    slot's word of `run_words` is, its buffer's array (True) or its address."""
 
-    def __init__(self) -> None:
-        self._code = JitFunction(_executor_ir(), "weir_replay")
+    def __init__(self, data_offset: int | None) -> None:
+        self._code = JitFunction(_executor_ir(data_offset), "weir_replay")
         self.run = _EXECUTOR_TYPE(self._code.address)
         self.run_words = _WORDS_TYPE(self._code.function_address("weir_replay_words"))
+        self.words_hold_arrays = data_offset is not None
 
 
-_EXECUTOR = BuiltOnce(_Executor)
+_EXECUTOR = BuiltOnce(lambda: _Executor(array_data_offset()))
 
 
 def _executor() -> _Executor:
@@ -174,7 +209,8 @@ class NativeBatch:
 
     __slots__ = ("_rows", "_count", "_gather", "_offsets", "_constants", "_own", "_keep",
                  "names", "counts", "_gather_at", "_offsets_at", "_rows_at", "_run",
-                 "_faults", "shared", "_threads", "_total", "words", "_run_words")
+                 "_faults", "shared", "_threads", "_total", "words", "_run_words",
+                 "words_hold_arrays")
 
     def __init__(self, calls: Sequence[NativeCall], names: Sequence[str],
                  slots: Sequence[Sequence[tuple[int, int]]] | None = None,
@@ -228,7 +264,9 @@ class NativeBatch:
         # caller copies and appends the binding table's addresses to.
         self.words = array.array("q", (self._rows_at, self._count, self._gather_at,
                                        self._offsets_at, 0, 0, 0, 0))
-        self._run_words = _executor().run_words
+        executor = _executor()
+        self._run_words = executor.run_words
+        self.words_hold_arrays = executor.words_hold_arrays
 
     def run(self, slot_addresses: ctypes.Array[ctypes.c_uint64] | array.array[int] | None = None
             ) -> None:
@@ -251,9 +289,10 @@ class NativeBatch:
 
     def run_words(self, words: array.array[int]) -> None:
         """`run` with a reusable command buffer's binding table given as `words`: a copy of
-        `self.words` followed by the table's addresses (`ReusablePlan.words_if_fits`), so the
-        native call takes one argument and writes a failed check into the words themselves.
-        Raises BatchFault."""
+        `self.words` followed by a word per slot, its buffer's array (`id(buffer.data)`) when
+        `words_hold_arrays`, else its address (`ReusablePlan.words_if_fits`). The native call
+        takes one argument and writes a failed check into the words themselves. Raises
+        BatchFault."""
         failed = self._run_words(words.buffer_info()[0])
         if failed:
             row = failed - 1

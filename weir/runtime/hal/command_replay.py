@@ -192,9 +192,21 @@ class ReusablePlan:
 
     def words_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
         """For a plan of one batch (`single`): the words of `NativeBatch.run_words` for
-        `table`, when it fits as `addresses_if_fits` decides; None when it does not."""
-        words = self.single.words[:]  # type: ignore[union-attr]
-        return words if self._append_addresses(words, table) else None
+        `table`, when it fits as `addresses_if_fits` decides; None when it does not. Where the
+        executor reads each array's data pointer itself, a slot's word is its array's `id`
+        (the table holds the arrays meanwhile): a fresh buffer's address costs more in Python
+        than the rest of this."""
+        batch: NativeBatch = self.single  # type: ignore[assignment]
+        words = batch.words[:]
+        if not batch.words_hold_arrays:
+            return words if self._append_addresses(words, table) else None
+        append = words.append
+        for buffer, (end, writes) in zip(table, self._needs):
+            if type(buffer) is not Buffer or buffer.byte_length < end or (
+                    writes and buffer.read_only):
+                return None
+            append(id(buffer.data))
+        return words
 
     def _append_addresses(self, addresses: array.array[int], table: Sequence[Buffer]) -> bool:
         """Appends the slots' addresses; False as soon as a slot does not fit. One pass over the
