@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+import threading
 from typing import Any, Iterator
 
 import numpy as np
@@ -197,3 +198,49 @@ def test_the_words_carry_addresses_where_the_executor_cannot_read_arrays() -> No
     bad[0] = -1
     with pytest.raises(RuntimeFault, match="input must not be -1"):
         device.execute_indirect_now(None, cb, _table(device, bad))
+
+
+@pytest.mark.parametrize("driver", ["local-sync", "local-task"])
+def test_replays_counted_per_batch_read_back_exactly_from_every_thread(driver: str) -> None:
+    """Each thread counts its replays per batch; readers expand them into every count they
+    stand for, including the counts of a thread that ended (folded into the retired shard).
+    Batches with the same entry points share one entry, so the counts grow with neither the
+    calls nor the command buffers."""
+    device = _device(driver)
+    try:
+        other = _two_adds(device)
+        assert device.execute_now(None, (other,), _table(device, np.arange(N)))  # plans it
+        cbs = [_planned(device), other]
+
+        def replay(times: int) -> None:
+            for i in range(times):
+                table = _table(device, np.arange(N) + i)
+                assert device.execute_indirect_now(None, cbs[i % 2], table)
+                np.testing.assert_array_equal(table[2].data.view(np.int64), np.arange(N) + i + 2)
+
+        worker = threading.Thread(target=replay, args=(7,))
+        worker.start()
+        worker.join()
+        replay(5)
+        folds = threading.Thread(target=device.statistics.shard)  # folds the ended thread's
+        folds.start()
+        folds.join()
+        executes = 2 + 7 + 5
+        stats = device.statistics
+        s = stats.snapshot()
+        assert s["queue_submitted"]["execute"] == s["queue_completed"] == executes
+        assert s["queue_submitted"] == {**dict.fromkeys(s["queue_submitted"], 0),
+                                        "execute": executes}
+        assert (s["queue_failed"], s["queue_pending"], s["in_flight"]) == (0, 0, 0)
+        assert (s["command_buffers_executed"], s["dispatches_executed"]) == (executes,
+                                                                             2 * executes)
+        assert s["dispatches_by_entry_point"] == {"k::add_one": 2 * executes}
+        assert (stats.queue_submitted, stats.queue_completed, stats.queue_failed,
+                stats.queue_pending, stats.command_buffers_executed, stats.dispatches_executed,
+                stats.dispatches_by_entry_point) == (
+            s["queue_submitted"], s["queue_completed"], s["queue_failed"], s["queue_pending"],
+            s["command_buffers_executed"], s["dispatches_executed"],
+            s["dispatches_by_entry_point"])
+        assert [len(shard.replays) for shard in stats._all_shards() if shard.replays] == [1, 1]
+    finally:
+        device.shutdown()

@@ -23,7 +23,7 @@ from weir.runtime.hal.statistics import (
     DeviceStatistics,
     ExecutingOperation,
     QueueOpKind,
-    _Shard,
+    Shard,
 )
 from weir.runtime.hal.workgroups import InlineWorkgroups, WorkgroupRunner
 
@@ -129,11 +129,12 @@ class LocalDevice(Device):
             raise RuntimeFault(failure_message(_EXECUTE, error)) from None
         finally:
             statistics.record_ended(op)
-        shard.count_executed(batch.counts, len(batch.names), 1)
-        shard.completed += 1
+        # Completed, with its command buffer and dispatches, in one count (statistics_shard.py).
+        replays, counts = shard.replays, batch.counts
+        replays[counts] = replays.get(counts, 0) + 1
         return True
 
-    def _inline_replay_op(self, statistics: DeviceStatistics, shard: _Shard,
+    def _inline_replay_op(self, statistics: DeviceStatistics, shard: Shard,
                           cb: CommandBuffer) -> ExecutingOperation:
         """What the in-flight record holds while `execute_indirect_now` runs `cb`: the
         driver's own record of an execute it runs inline."""

@@ -11,8 +11,9 @@ runtime's own record instead of from wall-clock timing. Only the operations exec
 peak's descriptions are kept.
 
 Counters, never logs: a program run 10,000 times grows no memory here, except one entry per
-distinct entry point actually dispatched (and one small shard per thread that uses the device;
-the shards of threads that ended are folded into one).
+distinct entry point actually dispatched and per distinct batch replayed inline
+(statistics_shard.py), and one small shard per thread that uses the device (the shards of
+threads that ended are folded into one).
 
 No lock on the hot path: every call of a program counts several times, and on local-sync a lock
 round trip per count was a measurable part of a call. Each thread counts into a shard of its own
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Literal, Protocol, TypedDict
+from typing import Protocol, TypedDict
 
 from weir.runtime.hal.executable import Executable
 from weir.runtime.hal.live_objects import (
@@ -38,10 +39,12 @@ from weir.runtime.hal.live_objects import (
     buffer_counter,
     threads_alive,
 )
+from weir.runtime.hal.statistics_shard import QUEUE_OP_KINDS, QueueOpKind, Shard
 
-QueueOpKind = Literal["execute", "copy", "fill", "alloca", "dealloca", "barrier"]
-QUEUE_OP_KINDS: tuple[QueueOpKind, ...] = ("execute", "copy", "fill", "alloca", "dealloca",
-                                           "barrier")
+__all__ = ["QUEUE_OP_KINDS", "DeviceStatistics", "ExecutingOperation", "QueueOpKind",
+           "RuntimeStatistics", "Shard", "StatisticsSnapshot", "dispatch_name", "dispatch_names",
+           "runtime_statistics"]
+
 
 
 class StatisticsSnapshot(TypedDict):
@@ -122,45 +125,6 @@ def dispatch_names(executable: Executable) -> tuple[str, ...]:
     return names
 
 
-class _Shard:
-    """The counts one thread made on one device: written by that thread alone, so without a
-    lock; `owner` tells whether the thread still lives (the retired shard has none)."""
-
-    __slots__ = ("owner", "submitted", "completed", "failed", "command_buffers", "dispatches",
-                 "by_entry_point", "inline_ops")
-
-    def __init__(self, owner: threading.Thread | None) -> None:
-        self.owner = owner
-        self.submitted: dict[str, int] = dict.fromkeys(QUEUE_OP_KINDS, 0)
-        self.completed = 0
-        self.failed = 0
-        self.command_buffers = 0
-        self.dispatches = 0
-        self.by_entry_point: dict[str, int] = {}
-        # local-sync's in-flight records of this thread, one per kind of work, made once
-        # (see LocalSyncDevice): a thread runs one inline operation at a time.
-        self.inline_ops: dict[str, object] = {}
-
-    def fold(self, other: _Shard) -> None:
-        for kind, n in other.submitted.items():
-            self.submitted[kind] += n
-        self.completed += other.completed
-        self.failed += other.failed
-        self.command_buffers += other.command_buffers
-        self.dispatches += other.dispatches
-        for name, n in other.by_entry_point.items():
-            self.by_entry_point[name] = self.by_entry_point.get(name, 0) + n
-
-    def count_executed(self, counts: tuple[tuple[str, int], ...], dispatches: int,
-                       command_buffers: int) -> None:
-        """`counts`: (entry point, dispatches) pairs, each entry point once."""
-        self.command_buffers += command_buffers
-        self.dispatches += dispatches
-        by_entry_point = self.by_entry_point
-        for name, n in counts:
-            by_entry_point[name] = by_entry_point.get(name, 0) + n
-
-
 class DeviceStatistics:
     """The live counters of one device (`Device.statistics`). Read single values through the
     properties or all of them at once with `snapshot()`; the `record_*` methods are for drivers.
@@ -180,22 +144,22 @@ class DeviceStatistics:
         # Guards the list of shards, the peak, and nothing a count touches.
         self._lock = threading.Lock()
         self._local = threading.local()
-        self._shards: list[_Shard] = []
-        self._retired = _Shard(None)  # what threads that ended counted
+        self._shards: list[Shard] = []
+        self._retired = Shard(None)  # what threads that ended counted
         # The operations executing now, in start order (a dict as an ordered set).
         self._executing: dict[ExecutingOperation, None] = {}
         self._peak = 0
         self._peak_ops: tuple[str, ...] = ()
 
-    def shard(self) -> _Shard:
+    def shard(self) -> Shard:
         """The calling thread's counts (drivers write them directly on their hottest path)."""
         try:
             return self._local.shard  # type: ignore[no-any-return]
         except AttributeError:
             return self._new_shard()
 
-    def _new_shard(self) -> _Shard:
-        shard = _Shard(threading.current_thread())
+    def _new_shard(self) -> Shard:
+        shard = Shard(threading.current_thread())
         with self._lock:
             # Threads that ended count no more: fold their shards, so a program that starts a
             # thread per call keeps one shard per live thread.
@@ -210,7 +174,7 @@ class DeviceStatistics:
         self._local.shard = shard
         return shard
 
-    def _all_shards(self) -> list[_Shard]:
+    def _all_shards(self) -> list[Shard]:
         with self._lock:
             return [self._retired, *self._shards]
 
@@ -226,7 +190,7 @@ class DeviceStatistics:
 
     @property
     def queue_completed(self) -> int:
-        return sum(s.completed for s in self._all_shards())
+        return sum(s.executed()[0] for s in self._all_shards())
 
     @property
     def queue_failed(self) -> int:
@@ -234,24 +198,23 @@ class DeviceStatistics:
 
     @property
     def command_buffers_executed(self) -> int:
-        return sum(s.command_buffers for s in self._all_shards())
+        return sum(s.executed()[1] for s in self._all_shards())
 
     @property
     def dispatches_executed(self) -> int:
-        return sum(s.dispatches for s in self._all_shards())
+        return sum(s.executed()[2] for s in self._all_shards())
 
     @property
     def dispatches_by_entry_point(self) -> dict[str, int]:
         total: dict[str, int] = {}
         for s in self._all_shards():
-            for name, n in list(s.by_entry_point.items()):
-                total[name] = total.get(name, 0) + n
+            s.entry_points(total)
         return total
 
     @property
     def queue_pending(self) -> int:
         shards = self._all_shards()
-        settled = sum(s.completed + s.failed for s in shards)  # read before the submissions
+        settled = sum(s.executed()[0] + s.failed for s in shards)  # before the submissions
         return sum(sum(s.submitted.values()) for s in shards) - settled
 
     @property
@@ -272,17 +235,17 @@ class DeviceStatistics:
 
     def snapshot(self) -> StatisticsSnapshot:
         shards = self._all_shards()
-        completed = sum(s.completed for s in shards)  # settled before submitted: see the top
+        executed = [s.executed() for s in shards]  # settled before submitted: see the top
+        completed = sum(e[0] for e in executed)
         failed = sum(s.failed for s in shards)
-        command_buffers = sum(s.command_buffers for s in shards)
-        dispatches = sum(s.dispatches for s in shards)
+        command_buffers = sum(e[1] for e in executed)
+        dispatches = sum(e[2] for e in executed)
         submitted = dict.fromkeys(QUEUE_OP_KINDS, 0)
         by_entry_point: dict[str, int] = {}
         for s in shards:
             for kind, n in s.submitted.items():
                 submitted[kind] += n
-            for name, n in list(s.by_entry_point.items()):
-                by_entry_point[name] = by_entry_point.get(name, 0) + n
+            s.entry_points(by_entry_point)
         with self._lock:
             in_flight, peak, peak_ops = len(self._executing), self._peak, self._peak_ops
         return StatisticsSnapshot(

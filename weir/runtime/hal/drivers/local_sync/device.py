@@ -18,7 +18,7 @@ from weir.runtime.hal.drivers.local_sync.options import LocalSyncOptions
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
 from weir.runtime.hal.queue_work import failure_message, run_work
-from weir.runtime.hal.statistics import DeviceStatistics, ExecutingOperation, _Shard
+from weir.runtime.hal.statistics import DeviceStatistics, ExecutingOperation, Shard
 
 
 class LocalSyncDevice(LocalDevice):
@@ -99,7 +99,7 @@ class LocalSyncDevice(LocalDevice):
         self._statistics.shard().completed += 1
         return True
 
-    def _inline_replay_op(self, statistics: DeviceStatistics, shard: _Shard,
+    def _inline_replay_op(self, statistics: DeviceStatistics, shard: Shard,
                           cb: CommandBuffer) -> ExecutingOperation:
         return _inline_operation(statistics, shard.inline_ops, _EXECUTE)
 

@@ -32,7 +32,7 @@ from weir.runtime.hal.drivers.local_task.workers import WorkerPool
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice, QueueWork
 from weir.runtime.hal.queue_work import run_work
-from weir.runtime.hal.statistics import DeviceStatistics, ExecutingOperation, _Shard
+from weir.runtime.hal.statistics import DeviceStatistics, ExecutingOperation, Shard
 from weir.runtime.hal.workgroups import ParallelWorkgroups
 
 _SHUTDOWN = "{what}: device shut down before the operation ran"
@@ -147,7 +147,7 @@ class LocalTaskDevice(LocalDevice):
         statistics.record_completed()
         return True
 
-    def _inline_replay_op(self, statistics: DeviceStatistics, shard: _Shard,
+    def _inline_replay_op(self, statistics: DeviceStatistics, shard: Shard,
                           cb: CommandBuffer) -> ExecutingOperation:
         """The thread's record of an inline execute, made once and pointed at `cb` (a thread
         runs one at a time); a fresh one in the case that never arises, an execute inside
