@@ -21,6 +21,7 @@ from weir.runtime.hal.drivers.local_sync import LocalSyncDevice
 from weir.runtime.hal.drivers.local_task import LocalTaskDevice, LocalTaskOptions
 from weir.runtime.hal.fence import Fence
 from weir.runtime.hal.local_device import LocalDevice
+from weir.runtime.hal.replay_words import words_function
 from weir.runtime.jit import LLVM_LOCK
 
 N = 16
@@ -183,14 +184,15 @@ def test_the_words_carry_addresses_where_the_executor_cannot_read_arrays() -> No
     plan = cb.plans[1]
     batch = plan.single  # type: ignore[attr-defined]
     table = _table(device, np.arange(N))
-    words = plan.words_if_fits(table)  # type: ignore[attr-defined]
+    words = plan.inline_words(table)  # type: ignore[attr-defined]
     expected = [id(b.data) for b in table] if batch.words_hold_arrays else \
         [b.address for b in table]
     assert list(words[WORDS_HEADER:]) == expected
     with LLVM_LOCK:
         by_address = _Executor(None)
     batch._run_words, batch.words_hold_arrays = by_address.run_words, False
-    words = plan.words_if_fits(table)  # type: ignore[attr-defined]
+    plan.inline_words = words_function(batch, plan._needs, plan._append_addresses)  # type: ignore[attr-defined]
+    words = plan.inline_words(table)  # type: ignore[attr-defined]
     assert list(words[WORDS_HEADER:]) == [b.address for b in table]
     assert device.execute_indirect_now(None, cb, table)
     np.testing.assert_array_equal(table[2].data.view(np.int64), np.arange(N) + 2)
@@ -244,3 +246,20 @@ def test_replays_counted_per_batch_read_back_exactly_from_every_thread(driver: s
         assert [len(shard.replays) for shard in stats._all_shards() if shard.replays] == [1, 1]
     finally:
         device.shutdown()
+
+
+def test_the_words_function_refuses_every_slot_that_does_not_fit() -> None:
+    """The function written for a plan checks each slot as `addresses_if_fits` does: a Buffer,
+    large enough, writable where a dispatch writes it."""
+    device = LocalSyncDevice()
+    cb = _planned(device)
+    plan = cb.plans[1]
+    fits = plan.inline_words  # type: ignore[attr-defined]
+    good = _table(device, np.arange(N))
+    assert fits(good) is not None
+    read_only = Buffer.wrap_readonly(memoryview(bytes(8 * N)))
+    assert fits((read_only, *good[1:])) is not None  # slot 0 is only read
+    assert fits((*good[:2], read_only)) is None
+    assert fits((*good[:2], _buffer(device, n=N - 1))) is None
+    assert fits((good[0], "not a buffer", good[2])) is None
+    assert plan.addresses_if_fits((*good[:2], read_only)) is None  # type: ignore[attr-defined]

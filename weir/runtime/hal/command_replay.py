@@ -22,6 +22,7 @@ from weir.runtime.executables.native_replay import BatchFault, MAX_BINDINGS, Nat
 from weir.runtime.hal.buffer import Buffer, address_of
 from weir.runtime.hal.command_buffer import BarrierCommand, Command, DispatchCommand
 from weir.runtime.hal.executable import NativeCall
+from weir.runtime.hal.replay_words import WordsFunction, words_function
 from weir.runtime.hal.statistics import dispatch_names
 from weir.runtime.hal.workgroups import WorkgroupRunner
 
@@ -128,7 +129,7 @@ class ReusablePlan:
     """The plan of a reusable command buffer: steps that are either batches of native dispatches
     reading their bindings from slots, or commands resolved against each execution's table."""
 
-    __slots__ = ("steps", "_need_end", "_need_write", "_needs", "single")
+    __slots__ = ("steps", "_need_end", "_need_write", "_needs", "single", "inline_words")
 
     def __init__(self, commands: Sequence[Command], table: Sequence[Buffer], threads: int,
                  slots: int) -> None:
@@ -178,6 +179,14 @@ class ReusablePlan:
         # The usual plan, every command one batch: `replay_memoized` replays it without a loop.
         only = self.steps[0] if len(self.steps) == 1 else None
         self.single: NativeBatch | None = only if type(only) is NativeBatch else None
+        # For a single batch this thread runs alone (`LocalDevice.execute_indirect_now`): a
+        # table's words for `NativeBatch.run_words`, when it fits as `addresses_if_fits`
+        # decides, else None. Where the executor reads each array's data pointer itself, a
+        # slot's word is its array's `id` (the table holds the arrays meanwhile): a fresh
+        # buffer's address costs more in Python than the rest of a replay.
+        self.inline_words: WordsFunction | None = None
+        if self.single is not None and not self.single.shared:
+            self.inline_words = words_function(self.single, self._needs, self._append_addresses)
 
     def addresses_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
         """The slots' addresses, when every slot holds a buffer as large as, and as writable
@@ -189,24 +198,6 @@ class ReusablePlan:
         if not addresses:
             addresses.append(0)
         return addresses
-
-    def words_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
-        """For a plan of one batch (`single`): the words of `NativeBatch.run_words` for
-        `table`, when it fits as `addresses_if_fits` decides; None when it does not. Where the
-        executor reads each array's data pointer itself, a slot's word is its array's `id`
-        (the table holds the arrays meanwhile): a fresh buffer's address costs more in Python
-        than the rest of this."""
-        batch: NativeBatch = self.single  # type: ignore[assignment]
-        words = batch.words[:]
-        if not batch.words_hold_arrays:
-            return words if self._append_addresses(words, table) else None
-        append = words.append
-        for buffer, (end, writes) in zip(table, self._needs):
-            if type(buffer) is not Buffer or buffer.byte_length < end or (
-                    writes and buffer.read_only):
-                return None
-            append(id(buffer.data))
-        return words
 
     def _append_addresses(self, addresses: array.array[int], table: Sequence[Buffer]) -> bool:
         """Appends the slots' addresses; False as soon as a slot does not fit. One pass over the

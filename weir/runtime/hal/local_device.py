@@ -9,7 +9,7 @@ from abc import abstractmethod
 from typing import Callable, Sequence
 
 from weir.errors import RuntimeFault, WeirError
-from weir.runtime.executables.native_replay import BatchFault
+from weir.runtime.executables.native_replay import BatchFault, NativeBatch
 from weir.runtime.hal.buffer import Allocator, Buffer
 from weir.runtime.hal.buffer_pool import PoolingAllocator
 from weir.runtime.hal.command_buffer import CommandBuffer
@@ -105,14 +105,14 @@ class LocalDevice(Device):
         layers of `execute_now`, which takes every other case. The same counts, in-flight record
         and messages as `execute_now`."""
         plan = cb.plans.get(self._workgroups.concurrency)
-        if type(plan) is not ReusablePlan or plan.single is None or plan.single.shared \
-                or len(bindings) != cb.binding_count or self._stopped \
+        inline_words = plan.inline_words if type(plan) is ReusablePlan else None
+        if inline_words is None or len(bindings) != cb.binding_count or self._stopped \
                 or not (wait is None or type(wait) is Fence and not wait._points):
             return self.execute_now(wait, (cb,), bindings)
-        words = plan.words_if_fits(bindings)
+        words = inline_words(bindings)
         if words is None:  # the general path says which buffer does not fit
             return self.execute_now(wait, (cb,), bindings)
-        batch = plan.single
+        batch: NativeBatch = plan.single  # type: ignore[union-attr, assignment]
         statistics = self._statistics
         shard = statistics.shard()
         shard.submitted["execute"] += 1
