@@ -117,18 +117,21 @@ class LocalDevice(Device):
         shard = statistics.shard()
         shard.submitted["execute"] += 1
         op = self._inline_replay_op(statistics, shard, cb)
-        statistics.record_started(op)
+        executing = statistics._executing  # `record_started` and `record_ended`, written out
+        executing[op] = None
+        if len(executing) > statistics._peak:
+            statistics._new_peak()
         try:
             batch.run_words(words)
         except BatchFault as fault:
             ran: list[str] = []
             error = batch_failure(batch, fault, ran)  # named by its dispatch, as on any path
             statistics.record_executed(ran, 0)
-            statistics.record_ended(op)  # before the failure counts, as `execute_now` orders
+            executing.pop(op, None)  # ended before the failure counts, as `execute_now` orders
             statistics.record_failed()
             raise RuntimeFault(failure_message(_EXECUTE, error)) from None
         finally:
-            statistics.record_ended(op)
+            executing.pop(op, None)
         # Completed, with its command buffer and dispatches, in one count (statistics_shard.py).
         replays, counts = shard.replays, batch.counts
         replays[counts] = replays.get(counts, 0) + 1
