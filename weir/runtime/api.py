@@ -93,6 +93,8 @@ class Function:
                 _from_vm if t is None else scalar_result(t) for t in self._declared[1])
         self._allocator = context.devices[0].allocator if context.devices else None
         self._convert_all = _all_converted(self._converters)
+        # The usual call, which `__call__` writes out: synchronous, one result, no conversion.
+        self._plain = not (self._coarse or self._num_results != 1 or self._result_converters)
 
     @property
     def signature(self) -> Signature:
@@ -211,7 +213,7 @@ class Function:
         if timeout is not None:
             with deadline(timeout, self.name):
                 return self(*args)
-        if self._coarse or self._num_results != 1 or self._result_converters:
+        if not self._plain:
             vm_args = self._to_vm_args(args)
             return self._from_vm_results(
                 self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args))

@@ -8,6 +8,7 @@ device's statistics), so a leak shows up in the runtime's own numbers."""
 from __future__ import annotations
 
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -56,7 +57,7 @@ class Buffer:
         buffer.read_only = False
         buffer._address = None
         buffer._counter = counter
-        counter.track(buffer, length)
+        counter._alive[weakref.ref(buffer, counter._forget)] = length  # `track`, written out
         return buffer
 
     @staticmethod
