@@ -89,7 +89,7 @@ def test_direct_conv_nhwc_hwcf(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
     check(run(src, "f", x, w, init), reference(x, w, init, strides, dilations))
 
 
-def test_direct_conv_nchw_fchw_with_exporters_padding(run: Runner) -> None:
+def test_direct_conv_nchw_fchw_with_exporters_padding(layout_run: Runner) -> None:
     """What torch and ONNX exporters write: tensor.pad of an NCHW input, conv_2d_nchw_fchw into
     a zero fill, stride 2 (a ResNet stem), sizes odd everywhere."""
     xs, ws, ps, os = (1, 5, 11, 13), (9, 5, 3, 3), (1, 5, 13, 15), (1, 9, 6, 7)
@@ -109,11 +109,11 @@ def test_direct_conv_nchw_fchw_with_exporters_padding(run: Runner) -> None:
     w = RNG.standard_normal(ws).astype(np.float32)
     padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).transpose(0, 2, 3, 1)
     expected = reference(padded, w.transpose(2, 3, 1, 0), np.zeros((1, 6, 7, 9)), (2, 2), (1, 1))
-    check(run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
 
 
 @pytest.mark.parametrize("value", [0.0, -1.5], ids=["zero", "constant"])
-def test_direct_conv_nchw_padding_sides_and_value(run: Runner, value: float) -> None:
+def test_direct_conv_nchw_padding_sides_and_value(layout_run: Runner, value: float) -> None:
     """An NCHW input padded by a dispatch of its own (split over the images) and brought to NHWC
     8 x 8 elements at a time: padding of other sizes on each side, a padding value that is not
     zero, 19 channels and 13 pixels a row (whole blocks and edges), two images."""
@@ -137,11 +137,11 @@ def test_direct_conv_nchw_padding_sides_and_value(run: Runner, value: float) -> 
     padded = np.pad(x, ((0, 0), (0, 0), (2, 0), (1, 3)), constant_values=value)
     expected = reference(padded.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
                          np.zeros((2, 9, 15, 16)), (1, 1), (1, 1))
-    check(run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
 
 
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2)], ids=["unit", "stride2"])
-def test_direct_conv_nchw_batch_split_across_workgroups(run: Runner, strides: Pair) -> None:
+def test_direct_conv_nchw_batch_split_across_workgroups(layout_run: Runner, strides: Pair) -> None:
     """Three images of 7 output rows, 3 rows a workgroup: on local-task the ranges start and
     end inside images, and each converts only the NCHW input rows its output rows read."""
     hw = (9 + 6 * (strides[0] - 1), 12 + 9 * (strides[1] - 1))
@@ -156,12 +156,13 @@ def test_direct_conv_nchw_batch_split_across_workgroups(run: Runner, strides: Pa
     init = RNG.standard_normal(os).astype(np.float32)
     expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
                          init.transpose(0, 2, 3, 1), strides, (1, 1))
-    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
 
 
 @pytest.mark.parametrize("f, ow", [(24, 16), (13, 19), (8, 5)],
                          ids=["whole-blocks", "both-edges", "narrow"])
-def test_direct_conv_nchw_output_rows_written_in_blocks(run: Runner, f: int, ow: int) -> None:
+def test_direct_conv_nchw_output_rows_written_in_blocks(layout_run: Runner, f: int,
+                                                       ow: int) -> None:
     """The W x F accumulator rows reach the NCHW output 8 x 8 at a time: channel and width
     counts that are whole blocks, that leave edges of both, and a row narrower than a block."""
     xs, ws, os = (2, 6, 4, ow + 2), (f, 6, 3, 3), (2, f, 2, ow)
@@ -175,7 +176,7 @@ def test_direct_conv_nchw_output_rows_written_in_blocks(run: Runner, f: int, ow:
     init = RNG.standard_normal(os).astype(np.float32)
     expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
                          init.transpose(0, 2, 3, 1), (1, 1), (1, 1))
-    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
 
 
 def test_direct_conv_reads_a_fused_producer_and_feeds_an_epilogue(run: Runner) -> None:
@@ -271,7 +272,7 @@ def test_vector_depthwise_nhwc_hwc(run: Runner, n: int, hw: Pair, c: int, khw: P
 
 
 @pytest.mark.parametrize("n, hw, c, khw, strides, dilations", DEPTHWISE, ids=DEPTHWISE_IDS)
-def test_vector_depthwise_nchw_chw(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
+def test_vector_depthwise_nchw_chw(layout_run: Runner, n: int, hw: Pair, c: int, khw: Pair,
                                    strides: Pair, dilations: Pair) -> None:
     """Vectors along the output width: widths below, at and past a vector; stride 2 gathers."""
     oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
@@ -282,4 +283,4 @@ def test_vector_depthwise_nchw_chw(run: Runner, n: int, hw: Pair, c: int, khw: P
     src = depthwise_program("depthwise_conv_2d_nchw_chw", xs, ws, os, strides, dilations)
     expected = depthwise_reference(x.transpose(0, 2, 3, 1), w.transpose(1, 2, 0),
                                    init.transpose(0, 2, 3, 1), strides, dilations)
-    check(run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))

@@ -51,7 +51,7 @@ def program(n: int, c: int, h: int, w: int, f: int, dynamic: bool) -> str:
     (1, 5, 3, 3, 7, False),
     (2, 16, 14, 14, 24, True),
 ], ids=["split-rows", "split-channels", "tiny", "dynamic"])
-def test_pointwise_conv_nchw(run: Runner, n: int, c: int, h: int, w: int, f: int,
+def test_pointwise_conv_nchw(layout_run: Runner, n: int, c: int, h: int, w: int, f: int,
                              dynamic: bool) -> None:
     x = RNG.standard_normal((n, c, h, w)).astype(np.float32)
     weight = RNG.standard_normal((f, c, 1, 1)).astype(np.float32)
@@ -59,7 +59,7 @@ def test_pointwise_conv_nchw(run: Runner, n: int, c: int, h: int, w: int, f: int
     expected = np.maximum(np.einsum("nchw,fc->nfhw", x.astype(np.float64),
                                     weight[:, :, 0, 0].astype(np.float64))
                           + bias[None, :, None, None], 0.0)
-    got = np.asarray(run(program(n, c, h, w, f, dynamic), "f", x, weight, bias))
+    got = np.asarray(layout_run(program(n, c, h, w, f, dynamic), "f", x, weight, bias))
     assert got.shape == expected.shape and got.dtype == np.float32
     np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
 
@@ -91,7 +91,7 @@ def prologue_program(n: int, c: int, h: int, w: int, f: int) -> str:
 
 @pytest.mark.parametrize("n, c, h, w, f", [(3, 16, 30, 30, 24), (2, 320, 7, 7, 1280)],
                          ids=["split-rows", "split-channels"])
-def test_pointwise_conv_of_an_expression(run: Runner, n: int, c: int, h: int, w: int,
+def test_pointwise_conv_of_an_expression(layout_run: Runner, n: int, c: int, h: int, w: int,
                                          f: int) -> None:
     """The input evaluated into scratch: for a split over rows, each workgroup only its rows'
     pixels (the last range partial, several images); for a split over channels, all of it."""
@@ -100,6 +100,6 @@ def test_pointwise_conv_of_an_expression(run: Runner, n: int, c: int, h: int, w:
     scale = RNG.standard_normal((c,)).astype(np.float32)
     activated = np.maximum(x.astype(np.float64) * scale[None, :, None, None], 0.0)
     expected = np.einsum("nchw,fc->nfhw", activated, weight[:, :, 0, 0].astype(np.float64))
-    got = np.asarray(run(prologue_program(n, c, h, w, f), "f", x, weight, scale))
+    got = np.asarray(layout_run(prologue_program(n, c, h, w, f), "f", x, weight, scale))
     assert got.shape == expected.shape and got.dtype == np.float32
     np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)

@@ -26,8 +26,10 @@ ENTRY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctype
 
 
 def _jit(src: str) -> Jit:
-    """The program's one dispatch as a native entry `weir_entry`."""
-    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    """The program's one dispatch as a native entry `weir_entry` (NCHW convolutions kept
+    NCHW: the code under test is the direct kernel's for the exporters' layouts)."""
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",),
+                                   disabled_passes=frozenset({"convert-conv-to-channels-last"}))
     flow = weir.compile_to_phase(src, "copy.mlir", options, "flow")
     (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
              if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]

@@ -129,7 +129,7 @@ def _operand(v: SSAValue, values: dict[SSAValue, np.ndarray]) -> np.ndarray | No
 def _step(op: Operation, values: dict[SSAValue, np.ndarray]) -> bool:
     """Evaluates one body op into `values`; False when it is not one evaluated here."""
     args = [_operand(v, values) for v in op.operands]
-    if any(a is None for a in args):
+    if not args or any(a is None for a in args):  # (a constant made in the body: not evaluated)
         return False
     if isinstance(op, cf.AssertOp):
         return bool(np.all(args[0]))  # a failing assertion is the run time's to report

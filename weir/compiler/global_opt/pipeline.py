@@ -4,17 +4,23 @@ work that is the same on every call is done once, here, at compile time."""
 from __future__ import annotations
 
 from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
+from weir.compiler.global_opt.convert_1x1_conv_to_matmul import Convert1x1ConvToMatmul
+from weir.compiler.global_opt.convert_conv_to_channels_last import ConvertConvToChannelsLast
 from weir.compiler.global_opt.drop_unused_results import DropUnusedResults
 from weir.compiler.global_opt.fold_batch_norm_into_conv import FoldBatchNormIntoConv
+from weir.compiler.global_opt.fold_constant_expressions import FoldConstantExpressions
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
 from weir.compiler.global_opt.fold_zero_products import FoldZeroProducts
 from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
 from weir.compiler.global_opt.pack_conv_filters import PackConvFilters
 from weir.compiler.global_opt.pack_matmul_weights import PackMatmulWeights
+from weir.compiler.global_opt.propagate_transposes import PropagateTransposes
 from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
 
 PASSES: tuple[Pass, ...] = (
+    # Elementwise math on constants alone (a batch norm's 1 / sqrt(var + eps)) computed once.
+    FoldConstantExpressions(),
     # Weights stated as transpose(W) (linear layers) stored transposed: no per-call copy.
     FoldConstantTransposes(),
     # A product of a constant zero (a recurrent net's initial state) by weights: its accumulator.
@@ -27,6 +33,13 @@ PASSES: tuple[Pass, ...] = (
     DropUnusedResults(),
     # A sort read only through its first k elements (top-k) may select them instead of sorting.
     LimitSortsToPrefixes(),
+    # NCHW convolutions and poolings run NHWC, as the llvm-cpu kernels read (after the batch
+    # norm folds, which match the convolution the exporter wrote).
+    ConvertConvToChannelsLast(),
+    # The transposes that leaves carried through the ops between convolutions, where they cancel.
+    PropagateTransposes(),
+    # A channels-last 1 x 1 convolution is a matmul of pixels by the filter: run on the GEMM.
+    Convert1x1ConvToMatmul(),
     # Constant matmul weights in the GEMM's panel layout: packed once here, not on every call
     # (last: after the folds above have made the weights the constants they are).
     PackMatmulWeights(),
