@@ -44,6 +44,31 @@ def test_static_pad(run: Runner, dtype: str, value: float, text: str) -> None:
     np.testing.assert_array_equal(result, expected)
 
 
+@pytest.mark.parametrize("shape, low, high", [
+    ((256, 1024), (3, 0), (2, 0)), ((1, 56, 56, 64), (0, 2, 1, 0), (0, 1, 3, 0))],
+    ids=["rows", "nhwc"])
+def test_pad_split_along_the_padded_dimension(run: Runner, shape: tuple[int, ...],
+                                              low: tuple[int, ...], high: tuple[int, ...]) -> None:
+    """Large enough that llvm-cpu splits the pad into workgroups along its outermost padded
+    dimension: each fills its rows and copies the source rows that land in them, some rows
+    all padding, some copied, the boundaries anywhere."""
+    out = tuple(d + lo + hi for d, lo, hi in zip(shape, low, high))
+    t_in, t_out = ("tensor<" + "x".join(map(str, s)) + "xf32>" for s in (shape, out))
+    args = ", ".join(f"%i{k}: index" for k in range(len(shape)))
+    src = f"""
+    func.func @f(%x: {t_in}) -> {t_out} {{
+      %c = arith.constant -1.5 : f32
+      %0 = tensor.pad %x low{list(low)} high{list(high)} {{
+      ^bb0({args}):
+        tensor.yield %c : f32
+      }} : {t_in} to {t_out}
+      return %0 : {t_out}
+    }}"""
+    x = _floats(*shape)
+    expected = np.pad(x, list(zip(low, high)), constant_values=-1.5)
+    np.testing.assert_array_equal(run(src, "f", x), expected)
+
+
 def test_pad_value_defined_in_the_body(run: Runner) -> None:
     src = """
     func.func @f(%x: tensor<5xf32>) -> tensor<8xf32> {

@@ -48,8 +48,9 @@ func.func @pad_spatial(%x: tensor<1x256x30x30xf32>) -> tensor<1x256x32x32xf32> {
   return %p : tensor<1x256x32x32xf32>
 }
 
-// A pad of the outermost dimension itself runs as one workgroup.
-// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["pad_rows_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}1 : index, 1 : index]]}>
+// A pad of the outermost dimension itself splits along it too: each workgroup fills its rows of
+// the destination and copies the source rows that land in them.
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["pad_rows_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}258 : index, 32 : index]]}>
 func.func @pad_rows(%x: tensor<256x1024xf32>) -> tensor<258x1024xf32> {
   %z = arith.constant 0.0 : f32
   %p = tensor.pad %x low[1, 0] high[1, 0] {
@@ -57,4 +58,15 @@ func.func @pad_rows(%x: tensor<256x1024xf32>) -> tensor<258x1024xf32> {
     tensor.yield %z : f32
   } : tensor<256x1024xf32> to tensor<258x1024xf32>
   return %p : tensor<258x1024xf32>
+}
+
+// So does an NHWC image padded in H and W, along H (its outermost dimension larger than one).
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["pad_nhwc_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}58 : index, 9 : index]]}>
+func.func @pad_nhwc(%x: tensor<1x56x56x64xf32>) -> tensor<1x58x58x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<1x56x56x64xf32> to tensor<1x58x58x64xf32>
+  return %p : tensor<1x58x58x64xf32>
 }

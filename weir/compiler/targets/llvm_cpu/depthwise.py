@@ -97,27 +97,42 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
 
 def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[str, ir.Value],
               c: Strided, out_w: int, chans: int, kh_n: int, kw_n: int, lanes: int) -> None:
+    """One output row, a block of channels at a time (vectors, then single channels): the
+    block's KH x KW filter vectors are loaded once, then PIXELS output pixels at a time each
+    accumulate their taps, so the multiply-adds of different pixels overlap instead of waiting
+    on one another and only the input is loaded per product."""
     (sh, sw), (dh, dw) = op.strides, op.dilations
     whole = chans - chans % lanes
+    groups = out_w // PIXELS
 
-    def taps(tb: ir.IRBuilder, ow: ir.Value, ch: ir.Value, width: int) -> None:
-        out = tb.gep(c.ptr, [tb.add(tb.mul(ow, c.ld), ch)], inbounds=True)
-        acc = _load(tb, out, width)
-        for kh in range(kh_n):
-            ih = tb.add(tb.mul(at["H"], I64(sh)), I64(kh * dh))
-            for kw in range(kw_n):
-                iw = tb.add(tb.mul(ow, I64(sw)), I64(kw * dw))
-                value = _load(tb, xm.address(tb, [at["N"], ih, iw, ch]), width)
-                weight = _load(tb, fm.address(tb, [I64(kh), I64(kw), ch]), width)
-                acc = fmuladd(tb, value, weight, acc)
-        _store(tb, acc, out, width)
+    def block(cb: ir.IRBuilder, ch: ir.Value, width: int) -> None:
+        weights = [[_load(cb, fm.address(cb, [I64(kh), I64(kw), ch]), width)
+                    for kw in range(kw_n)] for kh in range(kh_n)]
 
-    def pixel(pb: ir.IRBuilder, ow: ir.Value) -> None:
-        def vector(vb: ir.IRBuilder, v: ir.Value) -> None:
-            taps(vb, ow, vb.mul(v, I64(lanes)), lanes)
-        for_range(pb, I64(0), I64(whole // lanes), vector, "cv")
-        for_range(pb, I64(whole), I64(chans), lambda sb, ch: taps(sb, ow, ch, 1), "cs")
-    for_range(b, I64(0), I64(out_w), pixel, "ow")
+        def pixels(pb: ir.IRBuilder, first: ir.Value, count: int) -> None:
+            outs = [pb.gep(c.ptr, [pb.add(pb.mul(pb.add(first, I64(u)), c.ld), ch)],
+                           inbounds=True) for u in range(count)]
+            accs = [_load(pb, out, width) for out in outs]
+            for kh in range(kh_n):
+                ih = pb.add(pb.mul(at["H"], I64(sh)), I64(kh * dh))
+                for kw in range(kw_n):
+                    for u in range(count):
+                        iw = pb.add(pb.mul(pb.add(first, I64(u)), I64(sw)), I64(kw * dw))
+                        value = _load(pb, xm.address(pb, [at["N"], ih, iw, ch]), width)
+                        accs[u] = fmuladd(pb, value, weights[kh][kw], accs[u])
+            for acc, out in zip(accs, outs):
+                _store(pb, acc, out, width)
+        for_range(cb, I64(0), I64(groups),
+                  lambda gb, g: pixels(gb, gb.mul(g, I64(PIXELS)), PIXELS), "ow4")
+        for_range(cb, I64(groups * PIXELS), I64(out_w), lambda sb, ow: pixels(sb, ow, 1), "ow")
+
+    for_range(b, I64(0), I64(whole // lanes), lambda vb, v: block(vb, vb.mul(v, I64(lanes)),
+                                                                  lanes), "cv")
+    for_range(b, I64(whole), I64(chans), lambda sb, ch: block(sb, ch, 1), "cs")
+
+
+# Output pixels whose taps one iteration interleaves (independent multiply-add chains).
+PIXELS = 4
 
 
 def _nchw_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[str, ir.Value],

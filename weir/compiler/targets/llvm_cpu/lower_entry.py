@@ -25,7 +25,8 @@ from weir.compiler.targets.llvm_cpu.ext_ops import EXT_OPS, lower_ext, result_co
 from weir.compiler.targets.llvm_cpu.checks import emit_extract
 from weir.compiler.targets.llvm_cpu.epilogue import plan_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, smin
+from weir.compiler.targets.llvm_cpu.reshape_index import reshaped_index
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.reduction import lower_reduction
 from weir.compiler.targets.llvm_cpu.slices import lower_insert_slice, window_bounds, window_index
@@ -363,8 +364,8 @@ class EntryLowering:
                                                      idx)
             return x
         if isinstance(op, k.Reshape):
-            x = yield kv.ref(op.input), self._reshaped_index(b, idx, op.shape,
-                                                             self.dims(kv.ref(op.input)))
+            x = yield kv.ref(op.input), reshaped_index(b, idx, op.shape,
+                                                          self.dims(kv.ref(op.input)))
             return x
         if isinstance(op, k.Transpose):
             src = [I64(0)] * len(idx)
@@ -384,22 +385,6 @@ class EntryLowering:
                 ctx.cache[key] = (results, loops)
             return ctx.cache[key][0][i]  # type: ignore[index, no-any-return]
         raise AssertionError(f"no per-element form for {type(op).__name__}")
-
-    def _reshaped_index(self, b: ir.IRBuilder, idx: list[ir.Value], shape: tuple[int, ...],
-                        source: list[ir.Value]) -> list[ir.Value]:
-        """The source index of element `idx` of a reshape to `shape`: the row-major position,
-        split over the source's dims (constant sizes, so the divisions become multiplies)."""
-        linear: ir.Value = I64(0)
-        for x, d in zip(idx, shape):
-            linear = b.add(b.mul(linear, I64(d)), x) if d != 1 else linear
-        src: list[ir.Value] = []
-        for d in reversed(source):
-            if isinstance(d, ir.Constant) and d.constant == 1:
-                src.append(I64(0))
-                continue
-            src.append(b.urem(linear, d))
-            linear = b.udiv(linear, d)
-        return src[::-1]
 
     def _operand_at(self, view: GenericView, j: int,
                     loops: list[ir.Value]) -> tuple[ValueRef, list[ir.Value]]:
@@ -477,3 +462,4 @@ class EntryLowering:
             return lower_ext(self, b, n, partitioned)
         from weir.compiler.targets.llvm_cpu.contraction import lower_contraction
         return lower_contraction(self, b, n, partitioned)
+

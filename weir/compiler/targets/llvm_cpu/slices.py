@@ -16,7 +16,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, smax, smin
 from weir.format import kernel_description as k
 from weir.format.native_executable import WindowBounds
 
@@ -68,8 +68,10 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
     fully unrolled, is one huge block that LLVM's codegen takes seconds over). A lone insert
     that its dispatch may split (a pad: its fill and its insert) runs in workgroups along the
     destination's outermost dimension when the window spans that dimension whole (a pad of
-    H and W splits over N or C), so every thread fills and copies its part; other inserts run
-    as one workgroup."""
+    H and W splits over N or C) or covers it with unit steps from a static offset (a pad of
+    an NHWC image splits over H: each workgroup fills its rows and copies the source rows
+    that land in them), so every thread fills and copies its part; other inserts run as one
+    workgroup."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
     op = kv.ops[n]
@@ -85,6 +87,11 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
         if _spans_whole(kv, op, split):
             span = low.partition_bounds(b, low.dim(extent), tile)
             dest_bounds[split] = source_bounds[split] = span
+        elif _unit_steps(kv, op, split):
+            lo, hi = dest_bounds[split] = low.partition_bounds(b, low.dim(extent), tile)
+            offset = I64(op.offsets[split])
+            source_bounds[split] = (smax(b, b.sub(lo, offset), I64(0)),
+                                    smin(b, b.sub(hi, offset), source_bounds[split][1]))
         else:
             extent, tile = 1, 1
     if low.memory.get(dest) is not mem and not isinstance(kv.ops[dest[0]], k.Empty):
@@ -98,6 +105,14 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
         s.store_element(bb, low.element(bb, source, idx, Body()), mem.address(bb, at), mem.dtype)
     for_nest(b, source_bounds, place, "src", unroll=False)
     return extent, tile
+
+
+def _unit_steps(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:
+    """Whether the window's part of the destination's dimension `p` is a run of consecutive
+    elements from a static offset, in a destination of a static size of more than one."""
+    dest, source = kv.shape[kv.ref(op.dest)], kv.shape[kv.ref(op.source)]
+    return not op.dropped and len(dest) == len(source) and isinstance(dest[p], int) and \
+        dest[p] > 1 and isinstance(op.offsets[p], int) and op.strides[p] == 1
 
 
 def _spans_whole(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:
