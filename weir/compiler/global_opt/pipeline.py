@@ -4,7 +4,6 @@ work that is the same on every call is done once, here, at compile time."""
 from __future__ import annotations
 
 from weir.compiler.global_opt.batch_matmul_to_matmul import BatchMatmulToMatmul
-from weir.compiler.global_opt.convert_1x1_conv_to_matmul import Convert1x1ConvToMatmul
 from weir.compiler.global_opt.convert_conv_to_channels_last import ConvertConvToChannelsLast
 from weir.compiler.global_opt.drop_unused_results import DropUnusedResults
 from weir.compiler.global_opt.fold_batch_norm_into_conv import FoldBatchNormIntoConv
@@ -38,8 +37,6 @@ PASSES: tuple[Pass, ...] = (
     ConvertConvToChannelsLast(),
     # The transposes that leaves carried through the ops between convolutions, where they cancel.
     PropagateTransposes(),
-    # A channels-last 1 x 1 convolution is a matmul of pixels by the filter: run on the GEMM.
-    Convert1x1ConvToMatmul(),
     # Constant matmul weights in the GEMM's panel layout: packed once here, not on every call
     # (last: after the folds above have made the weights the constants they are).
     PackMatmulWeights(),

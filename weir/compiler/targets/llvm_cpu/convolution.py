@@ -41,7 +41,12 @@ from weir.compiler.targets.llvm_cpu.depthwise import (
 from weir.compiler.targets.llvm_cpu.direct_conv import direct_kernel, lower_direct
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
-from weir.compiler.targets.llvm_cpu.pointwise_conv import lower_pointwise, pointwise_applies
+from weir.compiler.targets.llvm_cpu.pointwise_conv import (
+    lower_pointwise,
+    lower_pointwise_nhwc,
+    pointwise_applies,
+    pointwise_nhwc_applies,
+)
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
@@ -73,6 +78,8 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         return _lower_depthwise(low, b, n, op, partitioned)
     if pointwise_applies(low, n, op):
         return lower_pointwise(low, b, n, op, partitioned)
+    if pointwise_nhwc_applies(low, n, op):
+        return lower_pointwise_nhwc(low, b, n, op, partitioned)
     kv = low.kv
     x, w, init, out = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init), (n, 0)
     dest = low.memory[out]

@@ -134,7 +134,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     od = dict(zip(layout, low.dims(out)))
     out_h, out_w, feats = od["H"], od["W"], od["F"]
     source = _input_pixels(low, b, x, xm, op, kernel, hull, xd, (out_h, out_w))
-    panels = kernel.panel(b, _packed_filter(low, b, op, kernel))
+    panels = kernel.panel(b, packed_filter(low, b, op))
     nr = I64(kernel.blk.nr)
     if layout == "NHWF" and dest.dtype == acc:
         scratch = None
@@ -174,16 +174,15 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     return part
 
 
-def _packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D,
-                   kernel: DirectConv) -> ir.Value | None:
+def packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D) -> ir.Value | None:
     """The filter's panels when global-optimization packed it at compile time
-    (pack_conv_filters.py) for this kernel's panel width."""
-    g, nr = kernel.g, panel_width(low.cpu)
-    if g.feats % nr:
+    (pack_conv_filters.py) for this CPU's panel width."""
+    nr = panel_width(low.cpu)
+    sizes = dict(zip(op.filter_layout, low.kv.shape[low.kv.ref(op.filter)]))
+    if not all(isinstance(d, int) for d in sizes.values()) or int(sizes["F"]) % nr:
         return None
-    sizes = {"F": g.feats, "H": g.kh, "W": g.kw, "C": g.chans}
     return packed_source(low, b, low.kv.ref(op.filter), conv_panels_permutation(op.filter_layout),
-                         conv_panels_shape(sizes, nr))
+                         conv_panels_shape(sizes, nr))  # type: ignore[arg-type]
 
 
 def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
