@@ -8,7 +8,6 @@ device's statistics), so a leak shows up in the runtime's own numbers."""
 from __future__ import annotations
 
 import ctypes
-import weakref
 
 import numpy as np
 
@@ -57,7 +56,7 @@ class Buffer:
         buffer.read_only = False
         buffer._address = None
         buffer._counter = counter
-        counter._alive[weakref.ref(buffer, counter._forget)] = length  # `track`, written out
+        counter.track(buffer, length)  # the one place buffers are counted (a meter hooks it)
         return buffer
 
     @staticmethod
