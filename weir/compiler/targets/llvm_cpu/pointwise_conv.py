@@ -15,7 +15,8 @@ one, and the filter is the GEMM's packed operand: read as the panels global-opti
 stored at compile time (its panels of a 1 x 1 filter are the GEMM's, P x C x NR) or packed per
 workgroup. The direct kernel, built for windows, pays per row of pixels for what the GEMM pays
 once: MobileNetV2's 16 -> 96 expansion at 112 x 112 with its bias and ReLU took 2.1 ms as a
-direct convolution and 1.3-1.6 ms as a matmul, one thread."""
+direct convolution and 1.3-1.6 ms written as a linalg.matmul of the same operands, one thread;
+the whole network 0.87x (local-sync) and 0.89x (local-task) of its time before it ran NHWC."""
 
 from __future__ import annotations
 
