@@ -47,6 +47,7 @@ def plan_epilogue(low: EntryLowering, b: ir.IRBuilder, root: int, stores: list[k
         if len(stores) == 1 and placed[0] == identity and kv.shape[v] == kv.shape[out] and \
                 kv.dtype[v] == kv.dtype[out]:
             low.memory[out] = targets[0][1]
+            low.finished_in_place = out
         else:
             low.memory[out] = low.scratch_memory(b, kv.dtype[out], low.dims(out))
     low.epilogue = (root, targets)

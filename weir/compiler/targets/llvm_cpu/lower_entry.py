@@ -81,6 +81,11 @@ class EntryLowering:
         # The root whose output tiles get an epilogue, and the values stored from each tile.
         # (store, its memory, which of its dims index the root).
         self.epilogue: tuple[int, list[tuple[ValueRef, Memory, tuple[int, ...]]]] | None = None
+        # The root's result when its epilogue overwrites it in place (epilogue.py): its reads
+        # are frozen, so that x86's code generator does not turn `store (select m, x, ...)` of
+        # an element x just loaded from the same place into a masked store (vmaskmovps, which
+        # AMD CPUs microcode: a ReLU epilogue after a GEMM cost more than the GEMM).
+        self.finished_in_place: ValueRef | None = None
 
     # ------------------------------------------------------------------ function and prologue
 
@@ -347,7 +352,8 @@ class EntryLowering:
         kv = self.kv
         if v in self.memory:
             mem = self.memory[v]
-            return s.load_element(b, mem.address(b, idx), mem.dtype)
+            value = s.load_element(b, mem.address(b, idx), mem.dtype)
+            return s.freeze(b, value) if v == self.finished_in_place else value
         n, i = v
         op = kv.ops[n]
         dtype = kv.dtype[v]

@@ -314,3 +314,11 @@ def _emit(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, attr: Sc
     if name == "constant":
         return constant(dtype, attr)
     return _cast(b, name, args[0], arg_dtypes[0], dtype)
+
+
+def freeze(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """LLVM's `freeze` of `value` (llvmlite's builder lacks it): the same value at run time, an
+    opaque one to the code generator's pattern matching."""
+    frozen = ir.Instruction(b.block, value.type, "freeze", [value])
+    b._insert(frozen)  # type: ignore[attr-defined]
+    return frozen
