@@ -17,6 +17,7 @@ import numpy as np
 from weir.compiler.constant_data import constant_array
 from weir.ir import ConstantStore
 from weir.ir.upstream import (
+    Builder,
     AffineMap,
     arith,
     cf,
@@ -168,3 +169,11 @@ def resource_name(value: SSAValue, default: str) -> str:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseResourceAttr):
         return owner.value.resource_handle.data
     return default
+
+
+def stored_constant(b: Builder, constants: ConstantStore, array: np.ndarray, t: TensorType,
+                    hint: str) -> SSAValue:
+    """`array` (of `t`'s shape and element type) stored in the module's resources under a name
+    made from `hint`, as the `arith.constant` that reads it, inserted at `b`."""
+    name = constants.add(np.ascontiguousarray(array).tobytes(), hint)
+    return b.insert(arith.ConstantOp(DenseResourceAttr.from_params(name, t), t)).result

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from weir.compiler.global_opt.constant_values import constant_value
+from weir.compiler.global_opt.constant_values import constant_value, stored_constant
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import linalg_ext
@@ -126,9 +126,9 @@ def _fold(conv: _Conv, constants: ConstantStore) -> None:
         shape = [1] * filter_.ndim
         shape[conv.filter_dim] = channels
         scaled = (filter_.astype(np.float64) * scale.reshape(shape)).astype(np.float32)
-        new_weights = _constant(b, constants, scaled, weights.type, _hint(weights, "filter"))
+        new_weights = stored_constant(b, constants, scaled, weights.type, _hint(weights, "filter"))
     bias_t = TensorType(_F32, (channels,))
-    new_bias = _constant(b, constants, (scale * bias + shift).astype(np.float32), bias_t,
+    new_bias = stored_constant(b, constants, (scale * bias + shift).astype(np.float32), bias_t,
                          _hint(weights, "bias"))
     empty = b.insert(EmptyOp([], out_t)).tensor
     dims = [d for d in range(out_t.get_num_dims()) if d != conv.out_dim]

@@ -12,7 +12,11 @@ same on every call, so they are computed once, here, in the element type the pro
 
 from __future__ import annotations
 
-from weir.compiler.global_opt.constant_values import constant_value, MAX_GENERIC_ELEMENTS
+from weir.compiler.global_opt.constant_values import (
+    constant_value,
+    MAX_GENERIC_ELEMENTS,
+    stored_constant,
+)
 from weir.compiler.global_opt.layout_transposes import replace_op
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
@@ -20,7 +24,6 @@ from weir.ir import constants_of
 from weir.ir.upstream import (
     arith,
     Builder,
-    DenseResourceAttr,
     InsertPoint,
     linalg,
     ModuleOp,
@@ -44,7 +47,5 @@ class FoldConstantExpressions(Pass):
             value = constant_value(op.res[0], constants)
             if value is None:
                 continue
-            name = constants.add(value.tobytes(), "folded")
-            folded = Builder(InsertPoint.before(op)).insert(
-                arith.ConstantOp(DenseResourceAttr.from_params(name, t), t)).result
-            replace_op(op, folded)
+            replace_op(op, stored_constant(Builder(InsertPoint.before(op)), constants, value, t,
+                                           "folded"))

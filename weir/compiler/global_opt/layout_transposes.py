@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
-
-from weir.compiler.global_opt.constant_values import constant_value, resource_name
+from weir.compiler.global_opt.constant_values import (
+    constant_value,
+    resource_name,
+    stored_constant,
+)
 from weir.dialects import linalg_ext
 from weir.ir import ConstantStore
 from weir.ir.upstream import (
     arith,
     Builder,
     DenseArrayBase,
-    DenseResourceAttr,
     EmptyOp,
     IntegerType,
     linalg,
@@ -75,10 +76,8 @@ def transposed(b: Builder, value: SSAValue, perm: Sequence[int],
     result_t = TensorType(t.element_type, [t.get_shape()[p] for p in perm])
     array = constant_value(value, constants)
     if array is not None:
-        name = constants.add(np.ascontiguousarray(array.transpose(perm)).tobytes(),
-                             f"{resource_name(value, 'weights')}_channels_last")
-        return b.insert(arith.ConstantOp(DenseResourceAttr.from_params(name, result_t),
-                                         result_t)).result
+        return stored_constant(b, constants, array.transpose(perm), result_t,
+                               f"{resource_name(value, 'weights')}_channels_last")
     empty = b.insert(EmptyOp([], result_t)).tensor
     return b.insert(linalg.TransposeOp(value, empty, DenseArrayBase.from_list(_I64, list(perm)),
                                        result_t)).results[0]

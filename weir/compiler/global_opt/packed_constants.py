@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from weir.compiler.global_opt.constant_values import resource_name
+from weir.compiler.global_opt.constant_values import resource_name, stored_constant
+from weir.compiler.global_opt.layout_transposes import erase_unused
 from weir.compiler.state import CompilationState
 from weir.compiler.tensor_shapes import reassociation
 from weir.ir import ConstantStore
 from weir.ir.upstream import (
-    arith,
     Builder,
     DenseArrayBase,
-    DenseResourceAttr,
     EmptyOp,
     Float32Type,
     InsertPoint,
@@ -51,11 +50,9 @@ def replace_with_packed(op: Operation, index: int, packed: np.ndarray, suffix: s
     collapse of `groups`, which give the original tensor again; the original constant goes
     when nothing else reads it."""
     value = op.operands[index]
-    name = constants.add(packed.tobytes(), f"{resource_name(value, 'weights')}{suffix}")
     b = Builder(InsertPoint.before(op))
-    packed_t = TensorType(_F32, packed.shape)
-    stored = b.insert(arith.ConstantOp(DenseResourceAttr.from_params(name, packed_t),
-                                       packed_t)).result
+    stored = stored_constant(b, constants, packed, TensorType(_F32, packed.shape),
+                             f"{resource_name(value, 'weights')}{suffix}")
     turned_t = TensorType(_F32, [packed.shape[i] for i in permutation])
     empty = b.insert(EmptyOp([], turned_t)).tensor
     turned = b.insert(linalg.TransposeOp(
@@ -63,7 +60,4 @@ def replace_with_packed(op: Operation, index: int, packed: np.ndarray, suffix: s
     op.operands[index] = b.insert(tensor.CollapseShapeOp.build(
         operands=[turned], result_types=[value.type],
         properties={"reassociation": reassociation(groups)})).results[0]
-    source = value.owner
-    if isinstance(source, Operation) and not any(r.uses for r in source.results):
-        source.detach()
-        source.erase()
+    erase_unused([value])
