@@ -70,3 +70,18 @@ func.func @pad_nhwc(%x: tensor<1x56x56x64xf32>) -> tensor<1x58x58x64xf32> {
   } : tensor<1x56x56x64xf32> to tensor<1x58x58x64xf32>
   return %p : tensor<1x58x58x64xf32>
 }
+
+// A pad read by a convolution joins its dispatch, and the convolution keeps its grid of output
+// rows: the padded input is no second root that would make the entry one workgroup.
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["padded_depthwise_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}56 : index, 3 : index]]}>
+func.func @padded_depthwise(%x: tensor<1x56x56x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x56x56x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<1x56x56x32xf32> to tensor<1x58x58x32xf32>
+  %e = tensor.empty() : tensor<1x56x56x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x56x56x32xf32>) -> tensor<1x56x56x32xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x58x58x32xf32>, tensor<3x3x32xf32>) outs(%f : tensor<1x56x56x32xf32>) -> tensor<1x56x56x32xf32>
+  return %c : tensor<1x56x56x32xf32>
+}

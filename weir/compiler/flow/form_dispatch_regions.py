@@ -16,7 +16,8 @@ reader reads (no dispatch of its own). A reshape nothing fuses stays on the host
 free. A
 `tensor.insert_slice` writes a window of its destination; it is a root, and pulls in a
 destination that is itself an insert used only there, so a chain of inserts (a concat, or a pad's
-fill and insert) is one dispatch writing each element once.
+fill and insert) is one dispatch writing each element once. A pad read by a convolution as its
+input is taken into the convolution's dispatch instead (`_is_padded_input`).
 
 A contraction or reduction also takes its elementwise consumers (bias add, activation, residual
 add, a mean's division) as an epilogue: the chain of sole users that read it element for element,
@@ -36,6 +37,7 @@ from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
 from weir.dialects import flow, iree_linalg_ext, linalg_ext
 from weir.dialects.iree_linalg_ext_map import MapOp
+from weir.ir.window_ops import KERNEL_WINDOWS, WINDOW_LAYOUTS
 from weir.ir.upstream import (
     AffineConstantExpr,
     AnyFloat,
@@ -184,6 +186,28 @@ def _is_chained_insert(consumer: Operation, operand: SSAValue) -> bool:
         isinstance(operand.owner, tensor.InsertSliceOp) and operand.uses.get_length() == 1
 
 
+def _is_padded_input(consumer: Operation, operand: SSAValue) -> bool:
+    """`operand` is the input of convolution `consumer` and a pad as decompose-pad-and-concat
+    leaves it: an insert of a static tensor with elements, at static offsets with unit steps,
+    into a fill of a constant. The convolution's dispatch takes it along and reads the image
+    through the window's bounds (the llvm-cpu target's `KernelValues.padded_inputs`), so the
+    padded copy of the activation is never written, nor read back."""
+    layout = WINDOW_LAYOUTS.get(consumer.name)
+    if consumer.name not in KERNEL_WINDOWS or layout is None or layout.pooling is not None or \
+            operand is not consumer.operands[0]:
+        return False
+    insert = operand.owner
+    if not isinstance(insert, tensor.InsertSliceOp) or insert.offsets or insert.sizes or \
+            insert.strides or any(s != 1 for s in insert.static_strides.get_values()):
+        return False
+    source, fill = insert.source.type, insert.dest.owner
+    return isinstance(source, TensorType) and isinstance(operand.type, TensorType) and \
+        all(d > 0 for d in source.get_shape()) and \
+        len(source.get_shape()) == len(operand.type.get_shape()) and \
+        isinstance(fill, linalg.FillOp) and isinstance(fill.inputs[0].owner, Operation) and \
+        isinstance(fill.inputs[0].owner, ConstantOp)
+
+
 def _encloses(outer: Block | None, block: Block) -> bool:
     """`block` is `outer` or nested in it: cheap producers (constants, empty tensors) are cloned
     into a region from any enclosing host block, as they cost nothing to recompute."""
@@ -316,8 +340,9 @@ class FormDispatchRegions(Pass):
                     continue
                 if member_of.get(producer, root) is not root:
                     continue  # another contraction's epilogue: computed in its region
-                if anchor.get(op) is producer or isinstance(producer, linalg.FillOp) or _is_chained_insert(op, operand) or \
-                        (fuse and _is_elementwise(producer)):
+                if anchor.get(op) is producer or isinstance(producer, linalg.FillOp) or \
+                        _is_chained_insert(op, operand) or (fuse and _is_padded_input(op, operand)) \
+                        or (fuse and _is_elementwise(producer)):
                     fused.add(producer)
                     pending.append(producer)
         return fused

@@ -95,10 +95,10 @@ RowCopy = Callable[[ir.IRBuilder, ir.Value, ir.Value, ir.Value], None]
 
 
 def nchw_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
-    """For an f32 NCHW input in memory (a binding: an exporter's tensor.pad is a dispatch of its
-    own), what copies its row (bn, ih) into W x C scratch at a given pointer 8 x 8 elements at
-    a time (`write_transposed`); None for any other input, which `copy_input_row` copies
-    element by element."""
+    """For an f32 NCHW input in memory (a binding), what copies its row (bn, ih) into W x C
+    scratch at a given pointer 8 x 8 elements at a time (`write_transposed`); None for any
+    other input, which `copy_input_row` copies element by element (a padded NCHW input too:
+    programs reach NCHW kernels only with convert-conv-to-channels-last disabled)."""
     mem = low.memory.get(x)
     if mem is None or low.kv.dtype[x] != "f32":
         return None

@@ -92,7 +92,8 @@ def lower_conv(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     acc = accumulator(kv.dtype[x], kv.dtype[w], kv.dtype[out])
     shape = dict(zip(out_layout, kv.shape[out]))
     direct = direct_kernel(low, n, op, acc)
-    xm = in_memory(low, b, x) if in_layout == "NHWC" else None
+    # A padded input is read through its bounds, row by row: never materialised whole.
+    xm = in_memory(low, b, x) if in_layout == "NHWC" and x[0] not in kv.padded_inputs else None
     if direct is None:
         wm = _in_order(low, b, w, op.filter_layout, "HWCF")
     extent: k.Dim = 1

@@ -13,7 +13,10 @@ and the output:
 Each accumulator vector starts from the output (initialised from the init, as the other
 convolutions do), gains the taps in (kh, kw) order (multiply-adds, which LLVM fuses where the
 CPU has FMA), and is stored once. Channels or widths past the last whole vector run the same
-taps on scalars. Rows are the workgroups."""
+taps on scalars. Rows are the workgroups.
+
+An NHWC input that is a pad of an image (padded_input.py) is read from the image: only the
+border pixels and rows check their taps' bounds."""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into,
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
+from weir.compiler.targets.llvm_cpu.padded_input import PaddedImage, padded_image
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
@@ -65,7 +69,9 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
     if partitioned:
         _, extent, tile = low.grid((rows,), per_row)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
-    xm = in_memory(low, b, x)
+    # A padded NHWC input is read from its source through the window's bounds.
+    image = padded_image(low, x) if not nchw else None
+    xm = image.source if image is not None else in_memory(low, b, x)
     fm = in_memory(low, b, f)
     dest = low.memory[out]
     lanes = low.cpu.vector_bits // 32
@@ -86,8 +92,21 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
         else:
             c, _ = accumulate_into(low, rb, init, dest, [at["N"], at["H"]], (I64(0), ow_n),
                                    (I64(0), c_n), "f32")
-            _nhwc_row(rb, op, xm, fm, at, c, int(shape["W"]), int(shape["C"]), kh_n, kw_n,
-                      lanes)
+
+            def run(hb: ir.IRBuilder, check_h: bool) -> None:
+                _nhwc_row(hb, op, xm, fm, at, c, int(shape["W"]), int(shape["C"]), kh_n, kw_n,
+                          lanes, image, check_h)
+            if image is None:
+                run(rb, False)
+            else:
+                lo_h, hi_h = _inner_rows(op, image, kh_n, int(shape["H"]))
+                inner = rb.and_(rb.icmp_signed(">=", at["H"], I64(lo_h)),
+                                rb.icmp_signed("<", at["H"], I64(hi_h)))
+                with rb.if_else(inner) as (then, otherwise):
+                    with then:
+                        run(rb, False)
+                    with otherwise:
+                        run(rb, True)
             box = [(at["N"], rb.add(at["N"], I64(1))), (at["H"], rb.add(at["H"], I64(1))),
                    (I64(0), ow_n), (I64(0), c_n)]
         finish_block(low, rb, n, box)
@@ -96,39 +115,81 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
 
 
 def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[str, ir.Value],
-              c: Strided, out_w: int, chans: int, kh_n: int, kw_n: int, lanes: int) -> None:
+              c: Strided, out_w: int, chans: int, kh_n: int, kw_n: int, lanes: int,
+              image: PaddedImage | None, check_h: bool) -> None:
     """One output row, a block of channels at a time (vectors, then single channels): the
     block's KH x KW filter vectors are loaded once, then PIXELS output pixels at a time each
     accumulate their taps, so the multiply-adds of different pixels overlap instead of waiting
-    on one another and only the input is loaded per product."""
+    on one another and only the input is loaded per product.
+
+    A padded input (`image`) is read from its source: the pixels whose window crosses the
+    left or right border check each tap's column, and a row whose window crosses the top or
+    bottom border (`check_h`) each tap's row; a tap outside reads the pad's value."""
     (sh, sw), (dh, dw) = op.strides, op.dilations
     whole = chans - chans % lanes
-    groups = out_w // PIXELS
+    top, left = (image.top, image.left) if image else (0, 0)
+    rows, cols = (int(xm.dims[1].constant), int(xm.dims[2].constant)) if image else (0, 0)
+    # The output columns whose every tap lies inside the source's columns.
+    inner_lo = min(out_w, -(-left // sw)) if image else 0
+    inner_hi = max(inner_lo, min(out_w, (cols - 1 - (kw_n - 1) * dw + left) // sw + 1)) \
+        if image else out_w
 
     def block(cb: ir.IRBuilder, ch: ir.Value, width: int) -> None:
         weights = [[_load(cb, fm.address(cb, [I64(kh), I64(kw), ch]), width)
                     for kw in range(kw_n)] for kh in range(kh_n)]
+        pad = None if image is None else image.pad if width == 1 else \
+            ir.Constant(ir.VectorType(_F32, width), [image.pad.constant] * width)
 
-        def pixels(pb: ir.IRBuilder, first: ir.Value, count: int) -> None:
+        def inside(pb: ir.IRBuilder, x: ir.Value, size: int) -> tuple[ir.Value, ir.Value]:
+            """Whether index x lies in [0, size), and x clamped there (an address that exists)."""
+            ok = pb.and_(pb.icmp_signed(">=", x, I64(0)), pb.icmp_signed("<", x, I64(size)))
+            return ok, pb.select(ok, x, I64(0))
+
+        def pixels(pb: ir.IRBuilder, first: ir.Value, count: int, check_w: bool) -> None:
             outs = [pb.gep(c.ptr, [pb.add(pb.mul(pb.add(first, I64(u)), c.ld), ch)],
                            inbounds=True) for u in range(count)]
             accs = [_load(pb, out, width) for out in outs]
             for kh in range(kh_n):
-                ih = pb.add(pb.mul(at["H"], I64(sh)), I64(kh * dh))
+                ih = pb.add(pb.mul(at["H"], I64(sh)), I64(kh * dh - top))
+                row_ok = None
+                if check_h:
+                    row_ok, ih = inside(pb, ih, rows)
                 for kw in range(kw_n):
                     for u in range(count):
-                        iw = pb.add(pb.mul(pb.add(first, I64(u)), I64(sw)), I64(kw * dw))
+                        iw = pb.add(pb.mul(pb.add(first, I64(u)), I64(sw)), I64(kw * dw - left))
+                        ok = row_ok
+                        if check_w:
+                            col_ok, iw = inside(pb, iw, cols)
+                            ok = col_ok if ok is None else pb.and_(ok, col_ok)
                         value = _load(pb, xm.address(pb, [at["N"], ih, iw, ch]), width)
+                        if ok is not None:
+                            assert pad is not None
+                            value = pb.select(ok, value, pad)
                         accs[u] = fmuladd(pb, value, weights[kh][kw], accs[u])
             for acc, out in zip(accs, outs):
                 _store(pb, acc, out, width)
-        for_range(cb, I64(0), I64(groups),
-                  lambda gb, g: pixels(gb, gb.mul(g, I64(PIXELS)), PIXELS), "ow4")
-        for_range(cb, I64(groups * PIXELS), I64(out_w), lambda sb, ow: pixels(sb, ow, 1), "ow")
+        groups = (inner_hi - inner_lo) // PIXELS
+        grouped = inner_lo + groups * PIXELS
+        if inner_lo > 0:
+            for_range(cb, I64(0), I64(inner_lo), lambda sb, ow: pixels(sb, ow, 1, True), "owl")
+        for_range(cb, I64(0), I64(groups), lambda gb, g: pixels(
+            gb, gb.add(gb.mul(g, I64(PIXELS)), I64(inner_lo)), PIXELS, False), "ow4")
+        for_range(cb, I64(grouped), I64(inner_hi), lambda sb, ow: pixels(sb, ow, 1, False), "ow")
+        if inner_hi < out_w:
+            for_range(cb, I64(inner_hi), I64(out_w), lambda sb, ow: pixels(sb, ow, 1, True),
+                      "owr")
 
     for_range(b, I64(0), I64(whole // lanes), lambda vb, v: block(vb, vb.mul(v, I64(lanes)),
                                                                   lanes), "cv")
     for_range(b, I64(whole), I64(chans), lambda sb, ch: block(sb, ch, 1), "cs")
+
+
+def _inner_rows(op: k.Conv2D, image: PaddedImage, kh_n: int, out_h: int) -> tuple[int, int]:
+    """The output rows whose every tap lies inside the source's rows."""
+    (sh, _), (dh, _) = op.strides, op.dilations
+    rows = int(image.source.dims[1].constant)
+    lo = min(out_h, -(-image.top // sh))
+    return lo, max(lo, min(out_h, (rows - 1 - (kh_n - 1) * dh + image.top) // sh + 1))
 
 
 # Output pixels whose taps one iteration interleaves (independent multiply-add chains).

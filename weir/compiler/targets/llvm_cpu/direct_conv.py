@@ -30,6 +30,7 @@ from weir.compiler.targets.llvm_cpu.conv_rows import (
 )
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range, smax, smin
+from weir.compiler.targets.llvm_cpu.padded_input import padded_row_copy
 from weir.compiler.targets.llvm_cpu.strided import packed_source
 from weir.format import kernel_description as k
 from weir.format.packed_weights import conv_panels_permutation, conv_panels_shape
@@ -188,10 +189,11 @@ def packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D) -> ir.Value
 def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
                   op: k.Conv2D, kernel: DirectConv, rows: tuple[ir.Value, ir.Value],
                   xd: dict[str, ir.Value], out: tuple[ir.Value, ir.Value]) -> Pixels:
-    """The input as the direct kernel reads it. NHWC memory is read in place. Another layout is
-    first brought to NHWC scratch, once per workgroup range and only for the input rows its
-    output rows [lo, hi) read; for a strided 1 x 1 convolution (whose kernel then runs with
-    stride 1, `direct_kernel`) only the pixels it reads, OH x OW of them."""
+    """The input as the direct kernel reads it. NHWC memory is read in place. Another layout,
+    or a padded input (padded_input.py), is first brought to NHWC scratch, once per workgroup
+    range and only for the input rows its output rows [lo, hi) read; for a strided 1 x 1
+    convolution (whose kernel then runs with stride 1, `direct_kernel`) only the pixels it
+    reads, OH x OW of them."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Memory
     (sh, sw), (dh, _) = op.strides, op.dilations
     out_h, out_w = out
@@ -206,7 +208,8 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
     count = b.sub(b.sdiv(b.add(hi, b.sub(out_h, I64(1))), out_h), first)
     count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
     slab = low.scratch_memory(b, low.kv.dtype[x], [count, height, width, xd["C"]])
-    fast = None if sampled or op.input_layout != "NCHW" else nchw_row_copy(low, x)
+    fast = None if sampled else nchw_row_copy(low, x) if op.input_layout == "NCHW" else \
+        padded_row_copy(low, x) if op.input_layout == "NHWC" else None
 
     def image(ib: ir.IRBuilder, i: ir.Value) -> None:
         bn = ib.add(first, i)

@@ -6,7 +6,12 @@ fills, slices, reshapes: these fuse into whoever reads them) or needs loops of i
 An insert is a root rather than a per-element select between source and destination: as loops
 it writes the destination, then the source over its window, reading every value only where it
 exists (a select would read the source at a clamped index for every element, which is out of
-bounds when the source is empty) and letting a chain of inserts share one memory (`in_place`)."""
+bounds when the source is empty) and letting a chain of inserts share one memory (`in_place`).
+
+The exception is a padded convolution input (`padded_inputs`): an insert of a static, non-empty
+source into a constant fill, read only as the input of convolutions. A convolution reads it
+through the window's bounds, the pad's values where the window leaves the source, so the
+padded copy of an activation is never written (form-dispatch-regions fuses the pad for this)."""
 
 from __future__ import annotations
 
@@ -50,6 +55,8 @@ class KernelValues:
         self.checks: tuple[str, ...] = ()
         for n, op in enumerate(self.ops):
             self._describe(n, op)
+        self.padded_inputs = frozenset(n for n, op in enumerate(self.ops)
+                                       if isinstance(op, k.InsertSlice) and self._pads_input(n, op))
 
     def ref(self, n: int) -> ValueRef:
         op = self.ops[n]
@@ -60,6 +67,8 @@ class KernelValues:
     def is_root(self, n: int) -> bool:
         """Needs its own loops and memory: reductions and contractions."""
         op = self.ops[n]
+        if n in self.padded_inputs:
+            return False
         if isinstance(op, (k.Matmul, k.Reduce, k.Conv2D, k.Pool2D, k.InsertSlice, k.Sort, k.Scan,
                            k.Scatter, k.Gather, k.MapLoad, k.MapStore)):
             return True
@@ -77,6 +86,20 @@ class KernelValues:
                     sum(_mentions(user, d) for user in self.ops[d + 1:]) == 1:
                 shared[d] = n
         return shared
+
+    def _pads_input(self, n: int, op: k.InsertSlice) -> bool:
+        """Insert `n` is a pad that convolutions read in place: unit steps, same rank, a fill
+        of a constant for destination, a static source with elements, static offsets, and no
+        user but the input of a `Conv2D`."""
+        source = self.shape[self.ref(op.source)]
+        if op.dropped or any(st != 1 for st in op.strides) or \
+                not all(isinstance(o, int) for o in op.offsets) or \
+                not all(isinstance(d, int) and d > 0 for d in source) or \
+                not isinstance(self.ops[op.dest], k.Fill):
+            return False
+        users = [u for u in self.ops[n + 1:] if _reads(u, n)]
+        return bool(users) and all(isinstance(u, k.Conv2D) and u.input == n and
+                                   _reads(u, n) == 1 for u in users)
 
     def _same_as(self, n: int, v: int) -> None:
         r = self.ref(v)
@@ -132,6 +155,30 @@ class KernelValues:
         self.views[n] = view
         for i, out in enumerate(view.outputs):
             self.dtype[(n, i)], self.shape[(n, i)] = self.dtype[out], self.shape[out]
+
+
+# The fields holding the values an op reads, for the ops whose operands `_reads` counts exactly.
+_OPERAND_FIELDS: dict[type, tuple[str, ...]] = {
+    k.Generic: ("inputs", "outputs", "captures"), k.Reduce: ("inputs", "inits"),
+    k.Conv2D: ("input", "filter", "init"), k.Matmul: ("lhs", "rhs", "init"),
+    k.Pool2D: ("input", "init"), k.Transpose: ("input", "init"), k.Broadcast: ("input", "init"),
+    k.Reshape: ("input",), k.Slice: ("input",), k.InsertSlice: ("source", "dest"),
+    k.Fill: ("init",), k.Store: ("value",), k.Result: ("source",), k.Load: (), k.Empty: (),
+}
+
+
+def _reads(op: k.KernelOp, n: int) -> int:
+    """How often `op` reads value number `n`: exactly for the ops of `_OPERAND_FIELDS` (a
+    pad's users must be told apart from ops whose sizes or axes happen to equal n), by
+    `_mentions` for the others."""
+    names = _OPERAND_FIELDS.get(type(op))
+    if names is None:
+        return _mentions(op, n)
+    count = 0
+    for name in names:
+        value = getattr(op, name)
+        count += sum(1 for x in (value if isinstance(value, tuple) else (value,)) if x == n)
+    return count
 
 
 def _mentions(op: k.KernelOp, n: int) -> int:

@@ -379,6 +379,18 @@ class EntryLowering:
                 src[p] = idx[j]
             x = yield kv.ref(op.input), src
             return self.convert(b, x, kv.dtype[kv.ref(op.input)], dtype)
+        if isinstance(op, k.InsertSlice):  # a padded input (`KernelValues.padded_inputs`)
+            source = kv.ref(op.source)
+            inside: ir.Value | None = None
+            at: list[ir.Value] = []
+            for x, offset, size in zip(idx, op.offsets, self.dims(source)):
+                rel = b.sub(x, self.dim(offset))
+                ok = b.and_(b.icmp_signed(">=", rel, I64(0)), b.icmp_signed("<", rel, size))
+                inside = ok if inside is None else b.and_(inside, ok)
+                at.append(b.select(ok, rel, I64(0)))  # the source has elements: 0 exists
+            value = yield source, at
+            pad = yield kv.ref(op.dest), idx
+            return value if inside is None else b.select(inside, value, pad)
         if isinstance(op, (k.Generic, k.Reduce)):
             view = kv.views[n]
             loops: list[ir.Value] = [I64(0)] * len(view.iterators)

@@ -1,0 +1,91 @@
+// Checks that a pad (a fill of a constant and an insert, as decompose-pad-and-concat leaves
+// tensor.pad) read as a convolution's input joins the convolution's region, and that pads
+// read by anything else, or filled with a value the host computes, stay regions of their own.
+// RUN: weir-opt --split-input-file --form-dispatch-regions %s | filecheck %s
+
+// CHECK-LABEL: func.func @pad_into_conv
+// CHECK-NEXT: %[[R:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x10x10x8xf32>)
+// CHECK-NEXT: %[[PAD:.*]] = tensor.insert_slice %x into %[[FILL]][0, 1, 1, 0] [1, 8, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[PAD]], %w : tensor<1x10x10x8xf32>, tensor<3x3x8x4xf32>)
+// CHECK-NEXT: "flow.return"(%[[CONV]])
+// CHECK-NOT: "flow.dispatch.region"
+// CHECK: func.return %[[R]]
+func.func @pad_into_conv(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x4xf32>) -> tensor<1x8x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x10x10x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x10x10x8xf32>) -> tensor<1x10x10x8xf32>
+  %p = tensor.insert_slice %x into %f[0, 1, 1, 0] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x10x10x8xf32>
+  %init = tensor.empty() : tensor<1x8x8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x10x10x8xf32>, tensor<3x3x8x4xf32>) outs(%acc : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// A pad that something else reads as well is cloned into the depthwise convolution's region;
+// the original stays a region of its own for its other reader.
+// CHECK-LABEL: func.func @shared_pad_into_depthwise
+// CHECK: %[[PAD:.*]] = "flow.dispatch.region"() ({
+// CHECK: tensor.insert_slice %x into
+// CHECK: "flow.return"
+// CHECK: %[[DW:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[CLONE:.*]] = tensor.insert_slice %x into
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[CLONE]], %w
+// CHECK: func.return %[[DW]], %[[PAD]]
+func.func @shared_pad_into_depthwise(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x10x10x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x10x10x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x10x10x8xf32>) -> tensor<1x10x10x8xf32>
+  %p = tensor.insert_slice %x into %f[0, 1, 1, 0] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x10x10x8xf32>
+  %init = tensor.empty() : tensor<1x8x8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x10x10x8xf32>, tensor<3x3x8xf32>) outs(%acc : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0, %p : tensor<1x8x8x8xf32>, tensor<1x10x10x8xf32>
+}
+
+// -----
+
+// A pooling window reads its pad from memory: two regions.
+// CHECK-LABEL: func.func @pad_into_pool
+// CHECK: "flow.dispatch.region"() ({
+// CHECK: tensor.insert_slice
+// CHECK-NOT: linalg.pooling_nhwc_max
+// CHECK: "flow.return"
+// CHECK: "flow.dispatch.region"() ({
+// CHECK-NOT: tensor.insert_slice
+// CHECK: linalg.pooling_nhwc_max
+func.func @pad_into_pool(%x: tensor<1x8x8x8xf32>) -> tensor<1x4x4x8xf32> {
+  %low = arith.constant -3.4028234663852886e+38 : f32
+  %e = tensor.empty() : tensor<1x10x10x8xf32>
+  %f = linalg.fill ins(%low : f32) outs(%e : tensor<1x10x10x8xf32>) -> tensor<1x10x10x8xf32>
+  %p = tensor.insert_slice %x into %f[0, 1, 1, 0] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x10x10x8xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %init = tensor.empty() : tensor<1x4x4x8xf32>
+  %acc = linalg.fill ins(%low : f32) outs(%init : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %window : tensor<1x10x10x8xf32>, tensor<3x3xf32>) outs(%acc : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// A pad of a value the host computes (a function argument) stays a region of its own.
+// CHECK-LABEL: func.func @pad_of_a_host_value
+// CHECK: "flow.dispatch.region"() ({
+// CHECK: tensor.insert_slice
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK: "flow.return"
+// CHECK: "flow.dispatch.region"() ({
+// CHECK-NOT: tensor.insert_slice
+// CHECK: linalg.conv_2d_nhwc_hwcf
+func.func @pad_of_a_host_value(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x4xf32>, %v: f32) -> tensor<1x8x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x10x10x8xf32>
+  %f = linalg.fill ins(%v : f32) outs(%e : tensor<1x10x10x8xf32>) -> tensor<1x10x10x8xf32>
+  %p = tensor.insert_slice %x into %f[0, 1, 1, 0] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x10x10x8xf32>
+  %init = tensor.empty() : tensor<1x8x8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x10x10x8xf32>, tensor<3x3x8x4xf32>) outs(%acc : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}

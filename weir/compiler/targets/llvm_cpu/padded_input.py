@@ -1,0 +1,93 @@
+"""A convolution's NHWC input that is a pad of an image in memory (`KernelValues.padded_inputs`):
+read through the window's bounds instead of copied whole. Exporters pad every activation
+before its 3 x 3 or depthwise convolution; as a dispatch of its own, the pad wrote and read
+again a full copy of the activation (a MobileNetV2 pad of 112 x 112 x 96 cost as much as the
+depthwise convolution after it).
+
+Kernels read the source image itself, where a tap lands inside it, and the pad's value where
+it does not: the direct kernel's input rows are copied into its scratch rows with their pad
+(`padded_row_copy`), the depthwise kernel checks the taps of its border pixels only
+(depthwise.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
+from weir.compiler.targets.llvm_cpu.loops import I64, for_range
+from weir.format import kernel_description as k
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.conv_rows import RowCopy
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+
+
+@dataclass(frozen=True)
+class PaddedImage:
+    """The padded NHWC value is `source` (N x H x W x C in memory) placed at (top, left) of a
+    `height` x `width` image of `pad` values, images and channels unpadded."""
+
+    source: Memory
+    top: int
+    left: int
+    height: int
+    width: int
+    pad: ir.Constant
+
+
+def padded_image(low: EntryLowering, x: ValueRef) -> PaddedImage | None:
+    """`x` as a padded image in NHWC memory when it is one, else None."""
+    kv = low.kv
+    if x[0] not in kv.padded_inputs:
+        return None
+    op = kv.ops[x[0]]
+    assert isinstance(op, k.InsertSlice)
+    source = low.memory.get(kv.ref(op.source))
+    fill = kv.ops[op.dest]
+    assert isinstance(fill, k.Fill)
+    inner, outer = kv.shape[kv.ref(op.source)], kv.shape[x]
+    if source is None or len(outer) != 4 or op.offsets[0] != 0 or op.offsets[3] != 0 or \
+            inner[0] != outer[0] or inner[3] != outer[3] or \
+            not all(isinstance(d, int) for d in outer):
+        return None
+    return PaddedImage(source, int(op.offsets[1]), int(op.offsets[2]), int(outer[1]),
+                       int(outer[2]), s.constant(kv.dtype[x], fill.value))
+
+
+def padded_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
+    """What copies row (bn, ih) of the padded NHWC input `x` into W x C scratch: the pad's
+    value left and right of the source's row, and all along rows above or below it."""
+    image = padded_image(low, x)
+    if image is None:
+        return None
+    source = image.source
+    _, rows, cols, chans = (int(d.constant) for d in source.dims)  # static: padded_image
+    left, right = image.left * chans, (image.width - image.left - cols) * chans
+    inner = cols * chans
+
+    def fill(b: ir.IRBuilder, line: ir.Value, lo: int, count: int) -> None:
+        for_range(b, I64(lo), I64(lo + count), lambda fb, i: s.store_element(
+            fb, image.pad, fb.gep(line, [i], inbounds=True), source.dtype), "pad",
+                  unroll=False)
+
+    def copy(b: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
+        row = b.sub(ih, I64(image.top))
+        inside = b.and_(b.icmp_signed(">=", row, I64(0)), b.icmp_signed("<", row, I64(rows)))
+        with b.if_else(inside) as (then, otherwise):
+            with then:
+                start = source.address(b, [bn, row, I64(0), I64(0)])
+                fill(b, line, 0, left)
+
+                def move(mb: ir.IRBuilder, i: ir.Value) -> None:
+                    value = s.load_element(mb, mb.gep(start, [i], inbounds=True), source.dtype)
+                    s.store_element(mb, value, mb.gep(line, [mb.add(i, I64(left))],
+                                                      inbounds=True), source.dtype)
+                for_range(b, I64(0), I64(inner), move, "row", unroll=False)
+                fill(b, line, left + inner, right)
+            with otherwise:
+                fill(b, line, 0, image.width * chans)
+    return copy
