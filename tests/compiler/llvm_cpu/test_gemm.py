@@ -309,3 +309,50 @@ def test_both_drivers_share_one_module() -> None:
         c = np.ones((19, 45), np.float32)
         fn(19, 45, 70, a.ctypes.data, 70, b.ctypes.data, 45, c.ctypes.data, 45)
         check(c, expected(a, b, np.full((19, 45), start, np.float32)), a, b)
+
+
+_ROW_GEMM_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                                  ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                                  ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                  ctypes.c_void_p)
+
+
+@cache
+def _row_variants(kinds: tuple[str, str, str]) -> tuple[Callable[..., None], Callable[..., None]]:
+    """The accumulating entry point and the `_from_row` one, in one module."""
+    cpu = resolve_cpu("host")
+    module = ir.Module("rows")
+    module.triple = cpu.triple
+    accumulate = get_gemm(module, cpu, *kinds)
+    from_row = get_gemm(module, cpu, *kinds, from_row=True)
+    assert from_row.name == "weir_gemm_{}_{}_{}_from_row".format(*kinds)
+    for fn in (accumulate, from_row):
+        fn.linkage = "external"
+    jit = Jit(module, cpu)
+    _row_variants.jits.append(jit)  # type: ignore[attr-defined]
+    return _GEMM_TYPE(jit.address(accumulate.name)), _ROW_GEMM_TYPE(jit.address(from_row.name))
+
+
+_row_variants.jits = []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kinds", COMBINATIONS, ids="-".join)
+def test_from_row_starts_every_row_of_c_from_the_row(kinds: tuple[str, str, str]) -> None:
+    """`_from_row` computes C = row + A @ B over C full of poison, through both paths, every
+    depth block and K = 0 (C = the row in each of its rows), bit for bit what accumulating
+    into C filled with the row gives (the sums start from the row in both); the padding past
+    each row of C and past the row's N values is neither written nor read."""
+    lhs, rhs, acc = kinds
+    accumulate, from_row = _row_variants(kinds)
+    for m, n, k in EDGE_SHAPES + BLOCK_SHAPES + [(17, 33, 65), (41, 70, 300)]:
+        a, b = random(lhs, (m, k)), random(rhs, (k, n))
+        row = padded(random(acc, (1, n)), 5, poison(acc))
+        filled = np.repeat(row, m, axis=0)
+        accumulate(m, n, k, a.ctypes.data, _row_stride(a), b.ctypes.data, _row_stride(b),
+                   filled.ctypes.data, max(n, 1))
+        c = padded(np.full((m, n), poison(acc), DTYPES[acc]), 3, -7777)
+        from_row(m, n, k, a.ctypes.data, _row_stride(a), b.ctypes.data, _row_stride(b),
+                 c.ctypes.data, _row_stride(c), row.ctypes.data)
+        check(c, expected(a, b, np.repeat(row, m, axis=0)), a, b)
+        np.testing.assert_array_equal(c, filled)
+        assert (c.base[:, n:] == -7777).all(), "the padding of C was written"

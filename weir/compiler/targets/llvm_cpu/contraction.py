@@ -76,9 +76,11 @@ class Strided:
 
 def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Value,
          a: Strided, bm: Strided, c: Strided, direct: bool = False,
-         from_zero: bool = False) -> None:
+         from_zero: bool = False, row: ir.Value | None = None) -> None:
     """c += a @ bm, with c already in the accumulator type; with `from_zero`, c = a @ bm, c's
-    contents never read (the microkernel's own variant; the other kernels get c zeroed first).
+    contents never read (the microkernel's own variant; the other kernels get c zeroed first);
+    with a `row` (N values of the accumulator type), c = row + a @ bm, each of c's rows started
+    from the row (`bias_row`).
     `direct`: plain loops even where the microkernel applies (tiny static products, for which
     its packing and scratch cost more than the multiply-adds; LLVM unrolls the loops' constant
     bounds). Up to SMALL_M rows (decided at run time when M is dynamic) B is read in place
@@ -89,23 +91,27 @@ def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Va
         low.gemms.add(types)
 
         def few_rows(fb: ir.IRBuilder) -> None:
-            if from_zero:
-                zero_block(fb, c, M, N)
+            start_block(fb, c, M, N, from_zero, row)
             fb.call(declare_gemv(low.module, types, False), args)
+
+        def many_rows(fb: ir.IRBuilder) -> None:
+            if row is None:
+                fb.call(declare_gemm(low.module, types, from_zero), args)
+            else:
+                fb.call(declare_gemm(low.module, types, from_row=True), args + [row])
         if isinstance(M, ir.Constant):
             if M.constant <= SMALL_M:
                 few_rows(b)
             else:
-                b.call(declare_gemm(low.module, types, from_zero), args)
+                many_rows(b)
             return
         with b.if_else(b.icmp_signed("<=", M, I64(SMALL_M))) as (few, many):
             with few:
                 few_rows(b)
             with many:
-                b.call(declare_gemm(low.module, types, from_zero), args)
+                many_rows(b)
         return
-    if from_zero:
-        zero_block(b, c, M, N)
+    start_block(b, c, M, N, from_zero, row)
     acc = c.dtype
 
     def row(rb: ir.IRBuilder, i: ir.Value) -> None:
@@ -137,6 +143,40 @@ def zero_block(b: ir.IRBuilder, c: Strided, rows: ir.Value, cols: ir.Value) -> N
     for_nest(b, [(I64(0), rows), (I64(0), cols)], store, "zero")
 
 
+def start_block(b: ir.IRBuilder, c: Strided, rows: ir.Value, cols: ir.Value, from_zero: bool,
+                row: ir.Value | None) -> None:
+    """What a kernel that only accumulates starts from: c's rows = `row`, or +0 `from_zero`;
+    nothing (c as it is) otherwise."""
+    if row is None:
+        if from_zero:
+            zero_block(b, c, rows, cols)
+        return
+
+    def store(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        r, col = idx
+        value = s.load_element(bb, bb.gep(row, [col], inbounds=True), c.dtype)
+        s.store_element(bb, value, bb.gep(c.ptr, [bb.add(bb.mul(r, c.ld), col)], inbounds=True),
+                        c.dtype)
+    for_nest(b, [(I64(0), rows), (I64(0), cols)], store, "row")
+
+
+def bias_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, acc: str) -> ir.Value | None:
+    """The row a contraction's init repeats, as a pointer to its first value, when the init is
+    a broadcast of a vector in memory of the accumulator type along the output's last
+    dimension (a bias): the product then starts each row of its tiles from the row
+    (`gemm(row=...)`) instead of a pass that writes the broadcast into the output first."""
+    op = low.kv.ops[init[0]]
+    if init in low.memory or not isinstance(op, k.Broadcast):
+        return None
+    vector = low.kv.ref(op.input)
+    rank = len(low.kv.shape[init])
+    mem = low.memory.get(vector)
+    if mem is None or low.kv.dtype[vector] != acc or len(low.kv.shape[vector]) != 1 or \
+            op.dimensions != tuple(range(rank - 1)):
+        return None
+    return mem.ptr
+
+
 def starts_from_zero(low: EntryLowering, init: ValueRef) -> bool:
     """Whether a contraction's init is all +0 without being memory (a fill with zero, or an
     empty tensor, which reads as zeros): the product may then overwrite its output instead of
@@ -150,18 +190,20 @@ def starts_from_zero(low: EntryLowering, init: ValueRef) -> bool:
         op.value == 0 and math.copysign(1.0, op.value) > 0
 
 
-def declare_gemm(module: ir.Module, types: tuple[str, str, str],
-                 from_zero: bool = False, prepacked: bool = False) -> ir.Function:
+def declare_gemm(module: ir.Module, types: tuple[str, str, str], from_zero: bool = False,
+                 prepacked: bool = False, from_row: bool = False) -> ir.Function:
     """The microkernel as an external symbol: its code is a separate object, compiled once per
     compilation (`gemm_object`) and linked in when the executable loads; `from_zero`, its
-    variant that overwrites C; `prepacked`, the variants that read B's panels in place."""
-    name = gemm_name(types, from_zero, prepacked)
+    variant that overwrites C; `from_row`, the one that starts C's rows from a row it takes as
+    one more argument; `prepacked`, the variants that read B's panels in place."""
+    name = gemm_name(types, from_zero, prepacked, from_row)
     existing = module.globals.get(name)
     if isinstance(existing, ir.Function):
         return existing
     lhs, rhs, acc = (s.memory_type(t).as_pointer() for t in types)
     return ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64, lhs, I64, rhs, I64,
-                                                               acc, I64]), name)
+                                                               acc, I64] +
+                                               ([acc] if from_row else [])), name)
 
 
 def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: bool) -> ir.Function:
@@ -176,15 +218,17 @@ def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: boo
 
 @functools.cache
 def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
-    """Object code defining `gemm_name(types)`, its from-zero variant, for f32 their prepacked
-    variants, and the two few-rows kernels (`gemv_name`); cached because it depends on nothing
-    else, and building and optimising it costs more than most dispatches."""
+    """Object code defining `gemm_name(types)`, its from-zero and from-row variants, for f32
+    their prepacked variants, and the two few-rows kernels (`gemv_name`); cached because it
+    depends on nothing else, and building and optimising it costs more than most dispatches.
+    The variants share their driver and tiles: each costs an entry point of a few calls."""
     module = ir.Module(name=gemm_name(types))
     module.triple = cpu.triple
-    for from_zero in (False, True):  # external: the entry objects call them
-        get_gemm(module, cpu, *types, from_zero).linkage = ""
+    starts = ((False, False), (True, False), (False, True))  # C, zero, a row
+    for from_zero, from_row in starts:  # external: the entry objects call them
+        get_gemm(module, cpu, *types, from_zero, from_row=from_row).linkage = ""
         if types == PREPACKED_TYPES:
-            get_gemm(module, cpu, *types, from_zero, prepacked=True).linkage = ""
+            get_gemm(module, cpu, *types, from_zero, True, from_row).linkage = ""
     for transposed in (False, True):
         get_gemv(module, cpu, *types, transposed).linkage = ""
     return compile_module(module, cpu)
@@ -311,37 +355,39 @@ def _prepacked_rhs(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef) -> ir.Val
 
 def _product(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: list[ir.Value],
              a: Strided, c: Strided, m: ir.Value, width: ir.Value, K: ir.Value, col: ir.Value,
-             direct: bool, from_zero: bool) -> None:
+             direct: bool, from_zero: bool, row: ir.Value | None = None) -> None:
     """c (+)= a @ rhs[prefix][:, col:col + width] through the kernel that reads rhs best: the
     prepacked microkernel on panels stored at compile time, dot products on a transposed rhs of
-    few rows, the microkernel on rhs in place or (an expression) on a copy of it."""
+    few rows, the microkernel on rhs in place or (an expression) on a copy of it. With a `row`
+    (a bias: `bias_row`), c = row[col:col + width] + the product."""
+    row_at = None if row is None else b.gep(row, [col], inbounds=True)
     panels = None if direct or prefix or (a.dtype, "f32", c.dtype) != PREPACKED_TYPES \
         else _prepacked_rhs(low, b, rhs)
     if panels is not None:
         # Column blocks start at whole panels (multiples of COLUMN_TILE, or 0); ldb = K.
         low.gemms.add(PREPACKED_TYPES)
         first = b.gep(panels, [b.mul(col, K)], inbounds=True)
-        b.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, prepacked=True),
-               [m, width, K, a.ptr, a.ld, first, K, c.ptr, c.ld])
+        b.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, True, row_at is not None),
+               [m, width, K, a.ptr, a.ld, first, K, c.ptr, c.ld] +
+               ([] if row_at is None else [row_at]))
         return
     view = None if direct else _rhs_in_place(low, b, rhs, prefix, col)
     if view is not None and not view[1]:
-        gemm(low, b, m, width, K, a, view[0], c, direct, from_zero)
+        gemm(low, b, m, width, K, a, view[0], c, direct, from_zero, row_at)
         return
     if view is not None:  # Bt: its rows are dot products for few rows only
         bt = view[0]
         types = (a.dtype, bt.dtype, c.dtype)
         if types in GEMM_TYPES and isinstance(m, ir.Constant) and m.constant <= SMALL_M:
             low.gemms.add(types)
-            if from_zero:
-                zero_block(b, c, m, width)
+            start_block(b, c, m, width, from_zero, row_at)
             b.call(declare_gemv(low.module, types, True),
                    [m, width, K, a.ptr, a.ld, bt.ptr, bt.ld, c.ptr, c.ld])
             return
     # More rows run the GEMM on a copy of rhs, as does an rhs that is an expression.
     rb = _rows_in_memory(low, b, rhs, prefix, I64(0), K)
     gemm(low, b, m, width, K, a, Strided(b.gep(rb.ptr, [col], inbounds=True), rb.ld, rb.dtype),
-         c, direct, from_zero)
+         c, direct, from_zero, row_at)
 
 
 def lower_contraction(low: EntryLowering, b: ir.IRBuilder, n: int,
@@ -374,15 +420,17 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
     direct = isinstance(m_dim, int) and isinstance(n_dim, int) and isinstance(k_dim, int) and \
         m_dim * n_dim * k_dim <= DIRECT_MACS
 
-    # A product into zeros overwrites its block instead: no pass to fill it, no loads of it.
+    # A product into zeros overwrites its block instead: no pass to fill it, no loads of it;
+    # so does a product into a broadcast bias, its tiles started from the bias.
     from_zero = starts_from_zero(low, init)
+    row = None if from_zero or direct else bias_row(low, b, init, acc)
 
     def block(bb: ir.IRBuilder, prefix: list[ir.Value], rows: Span, cols: Span) -> None:
         c, scratch = accumulate_into(low, bb, init, dest, prefix, rows, cols, acc,
-                                     fill=not from_zero)
+                                     fill=not from_zero and row is None)
         a = _rows_in_memory(low, bb, lhs, prefix, *rows)
         m, width = _extent(bb, rows), _extent(bb, cols)
-        _product(low, bb, rhs, prefix, a, c, m, width, K, cols[0], direct, from_zero)
+        _product(low, bb, rhs, prefix, a, c, m, width, K, cols[0], direct, from_zero, row)
         if scratch:
             copy_back(low, bb, c, dest, prefix, rows, cols)
         finish_block(low, bb, n, [(i, bb.add(i, I64(1))) for i in prefix] + [rows, cols])

@@ -200,14 +200,16 @@ class DirectConv:
 
     def run(self, b: ir.IRBuilder, w: ValueRef, layout: str, x: Pixels,
             pixels: tuple[ir.Value, ir.Value], c: ir.Value, c_first: ir.Value,
-            ldc: ir.Value, panels: Panel, blocks: tuple[ir.Value, ir.Value]) -> None:
+            ldc: ir.Value, panels: Panel, blocks: tuple[ir.Value, ir.Value],
+            row: ir.Value | None = None) -> None:
         """Output pixels [pixels) (numbered (n * OH + oh) * OW + ow) of the channel blocks
         [blocks) (of `self.blocks`; the last one may be partial): row p of the f32 accumulator
         at c + (p - c_first) * ldc gains the convolution of the input `x` with the filter `w`
         (dimensions named by `layout`). One block of nr channels at a time: its panel is
         packed into scratch, unless it was packed at compile time, then every pixel runs over
         it, so the filter is packed at most once per call and each panel line loaded serves
-        all the pixels' tiles."""
+        all the pixels' tiles. With a `row` (F values: a bias, `bias_row`), the accumulators
+        are not read: each pixel starts from the row instead."""
         def block(bb: ir.IRBuilder, fb: ir.Value, full: bool) -> None:
             if panels.prepacked:
                 at = bb.gep(panels.ptr, [bb.mul(fb, I64(self.taps * self.blk.nr))],
@@ -217,8 +219,11 @@ class DirectConv:
                 at = panels.ptr
             fn = self.full_fn if full else self.rest_fn
             assert fn is not None
+            col0 = bb.mul(fb, I64(self.blk.nr))
+            start = ir.Constant(_PTR, None) if row is None else \
+                bb.gep(row, [col0], inbounds=True)
             bb.call(fn, [x.ptr, x.image0, x.image_stride, x.row_stride, *pixels, at, c,
-                         c_first, ldc, bb.mul(fb, I64(self.blk.nr))])
+                         c_first, ldc, col0, start])
         with b.if_then(b.icmp_signed("<", pixels[0], pixels[1])):
             for_range(b, blocks[0], smin(b, blocks[1], I64(self.full_blocks)),
                       lambda bb, fb: block(bb, fb, True), "fb")
@@ -241,12 +246,13 @@ class DirectConv:
         channels from column col0), in blocks of pixels, each over every chunk of taps."""
         g, blk = self.g, self.blk
         fn = ir.Function(self.low.module, ir.FunctionType(
-            _VOID, [_PTR, I64, I64, I64, I64, I64, _PTR, _PTR, I64, I64, I64]), name)
+            _VOID, [_PTR, I64, I64, I64, I64, I64, _PTR, _PTR, I64, I64, I64, _PTR]), name)
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
         for i in (6, 7):
             fn.args[i].add_attribute("noalias")
-        x, image0, image_stride, row_stride, p_lo, p_hi, panel, c, c_first, ldc, col0 = fn.args
+        x, image0, image_stride, row_stride, p_lo, p_hi, panel, c, c_first, ldc, col0, row = \
+            fn.args
         source = Pixels(x, image0, image_stride, row_stride)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         slots = [b.alloca(ir.VectorType(_F32, blk.lanes)) for _ in range(blk.mr * vectors)]
@@ -264,7 +270,7 @@ class DirectConv:
                 def tile(tb: ir.IRBuilder, k: ir.Value) -> None:
                     p0 = tb.add(first, tb.mul(k, I64(blk.mr)))
                     self._tile(tb, vectors, valid, source, panel, p0, end, c, c_first, ldc,
-                               col0, slots, tap0, count)
+                               col0, slots, tap0, count, row)
                 for_range(cb, I64(0), tiles, tile, "tile")
             for_range(pb, I64(0), I64(chunks),
                       lambda cb, j: chunk(cb, cb.mul(j, I64(per_chunk)), per_chunk), "chunk")
@@ -276,19 +282,30 @@ class DirectConv:
 
     def _tile(self, b: ir.IRBuilder, vectors: int, valid: int, x: Pixels, weights: ir.Value,
               p0: ir.Value, end: ir.Value, c: ir.Value, c_first: ir.Value, ldc: ir.Value,
-              col0: ir.Value, slots: list[ir.Value], tap0: ir.Value, taps: int) -> None:
+              col0: ir.Value, slots: list[ir.Value], tap0: ir.Value, taps: int,
+              row: ir.Value) -> None:
         """Output pixels p0 .. p0+mr-1 below `end` (the tile's rows past it repeat pixel
         end-1 and are not stored), channels col0 .. col0+valid-1 (in `vectors` vectors; the
         filter panel at `weights` is vectors*lanes wide), window taps tap0 .. tap0+taps-1
-        (numbered kh * KW + kw)."""
+        (numbered kh * KW + kw). The first chunk of taps starts from `row` (the block's
+        channels of a bias) unless it is null; every other from the accumulators."""
         g, lanes, rows = self.g, self.blk.lanes, self.blk.mr
         width = vectors * lanes
         vtype = ir.VectorType(_F32, lanes)
         pixels = [smin(b, b.add(p0, I64(i)), b.sub(end, I64(1))) for i in range(rows)]
         c_rows = [b.gep(c, [b.add(b.mul(b.sub(p, c_first), ldc), col0)]) for p in pixels]
-        for i in range(rows):
-            for j in range(vectors):
-                b.store(self._load_c(b, c_rows[i], j, valid), slots[i * vectors + j])
+        from_row = b.and_(b.icmp_unsigned("!=", b.ptrtoint(row, I64), I64(0)),
+                          b.icmp_signed("==", tap0, I64(0)))
+        with b.if_else(from_row) as (given, accumulated):
+            with given:
+                values = [self._load_c(b, row, j, valid) for j in range(vectors)]
+                for i in range(rows):
+                    for j in range(vectors):
+                        b.store(values[j], slots[i * vectors + j])
+            with accumulated:
+                for i in range(rows):
+                    for j in range(vectors):
+                        b.store(self._load_c(b, c_rows[i], j, valid), slots[i * vectors + j])
         starts = [self._input_offset(b, x, p) for p in pixels]
         # With dw = 1 the taps of one window row read KW * C consecutive input elements and
         # panel lines: one loop over them (same order, same sums) instead of KW loops of C.

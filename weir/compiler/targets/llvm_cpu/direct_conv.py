@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 import llvmlite.ir as ir
 
-from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into
+from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into, bias_row
 from weir.compiler.targets.llvm_cpu.conv_kernel import (
     ConvGeometry,
     DirectConv,
@@ -137,9 +137,12 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     source = _input_pixels(low, b, x, xm, op, kernel, hull, xd, (out_h, out_w))
     panels = kernel.panel(b, packed_filter(low, b, op))
     nr = I64(kernel.blk.nr)
+    row = None
     if layout == "NHWF" and dest.dtype == acc:
         scratch = None
         c, c_first = dest.ptr, I64(0)
+        # A bias starts the kernel's tiles: no pass writing it into the output first.
+        row = bias_row(low, b, init, acc)
     else:
         count = b.sub(hull[1], hull[0])
         count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
@@ -158,9 +161,10 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             at = rb.gep(scratch.ptr, [rb.mul(rb.sub(r, hull[0]), rb.mul(out_w, feats))],
                         inbounds=True)
             fill_row(low, rb, init, layout, bn, oh, out_w, feats, acc, at, cols)
-        for_range(pb, rows[0], rows[1], start, "init")
+        if row is None:
+            for_range(pb, rows[0], rows[1], start, "init")
         kernel.run(pb, w, op.filter_layout, source, (pb.mul(rows[0], out_w),
-                   pb.mul(rows[1], out_w)), c, c_first, feats, panels, blocks)
+                   pb.mul(rows[1], out_w)), c, c_first, feats, panels, blocks, row)
 
         def finish(rb: ir.IRBuilder, r: ir.Value) -> None:
             bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)

@@ -48,11 +48,11 @@ _PREPACKED = "_prepacked"  # the suffix of the entry points that read B's panels
 
 
 def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
-              prepacked: bool = False) -> str:
+              prepacked: bool = False, from_row: bool = False) -> str:
     """The symbol of an entry point of the microkernel: defined here, declared by the entry
     objects that call it (contraction.py)."""
     return "weir_gemm_{}_{}_{}".format(*types) + (_PREPACKED if prepacked else "") + \
-        ("_from_zero" if from_zero else "")
+        ("_from_row" if from_row else "_from_zero" if from_zero else "")
 
 
 @dataclass(frozen=True)
@@ -295,8 +295,10 @@ class Emitter:
         differently. The next micro-panel's C is prefetched into L2 meanwhile, so that its
         misses overlap this tile's arithmetic (into L1 it would not survive the stream of B).
         `from_zero`: C's old contents are not read, the accumulators start at +0 (what a fill
-        with zero would have put there). `prepacked`: B's panels are a binding's memory, which
-        is aligned to its element only, so its vectors are loaded unaligned."""
+        with zero would have put there), or, given a row (a last argument that is not null),
+        at the row's NR values in every row of the tile (what a broadcast bias would have put
+        there). `prepacked`: B's panels are a binding's memory, which is aligned to its
+        element only, so its vectors are loaded unaligned."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         name = f"{self.name}.tile{rows}{'.from_zero' if from_zero else ''}" \
                f"{'.prepacked' if prepacked else ''}"
@@ -305,16 +307,16 @@ class Emitter:
         if existing is not None:
             return existing
         pointer = self.scalar.as_pointer()
-        fn = self._function(name,
-                            [_I64, pointer, pointer, pointer, _I64, _I64, _I64], (1, 2, 3))
+        fn = self._function(name, [_I64, pointer, pointer, pointer, _I64, _I64, _I64] +
+                            ([pointer] if from_zero else []), (1, 2, 3))
         fn.attributes.add("noinline")
-        kc, a, bp, c, ldc, valid, width = fn.args
+        kc, a, bp, c, ldc, valid, width = fn.args[:7]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         c_rows = [_at(b, c, _mul(b, ldc, i)) for i in range(rows)]
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
                 self._prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
-        zero = [ir.Constant(self.vector, None)] * (rows * vectors) if from_zero else \
+        zero = self._load_row(b, rows, width, fn.args[7]) if from_zero else \
             self._load_c(b, rows, valid, width, c_rows)
         # Two steps of k per iteration, after one on its own when kc is odd: the loop's own
         # instructions would otherwise take a tenth of what the front end can issue.
@@ -382,6 +384,19 @@ class Emitter:
             results += [self._multiply_add(b, broadcast, y, accumulators[i * vectors + j])
                         for j, y in enumerate(b_vectors)]
         return results
+
+    def _load_row(self, b: ir.IRBuilder, rows: int, width: ir.Value,
+                  row: ir.Value) -> list[ir.Value]:
+        """Accumulators that start from `row`'s first `width` values (+0 past them), the same
+        in every row of the tile; all +0 when `row` is null (a masked load of no lanes touches
+        no memory)."""
+        lanes, vectors = self.blk.lanes, self.blk.nr_vectors
+        given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
+        none = ir.Constant(ir.VectorType(ir.IntType(1), lanes), None)
+        values = [self._masked_load(b, _at(b, row, j * lanes), b.select(
+            given, self._lanes_below(b, width, j * lanes), none), self.acc)
+            for j in range(vectors)]
+        return values * rows
 
     def _load_c(self, b: ir.IRBuilder, rows: int, valid: ir.Value, width: ir.Value,
                 c_rows: list[ir.Value]) -> list[ir.Value]:
@@ -715,20 +730,26 @@ class Emitter:
 
     # -- the driver ---------------------------------------------------------------------------
 
-    def gemm(self, from_zero: bool = False, prepacked: bool = False) -> ir.Function:
+    def gemm(self, from_zero: bool = False, prepacked: bool = False,
+             from_row: bool = False) -> ir.Function:
         """The entry point: `C += A @ B`, or with `from_zero` `C = A @ B`, C's old contents
         never read (a product into a fill of zero, without the fill's pass over C and the first
-        depth block's loads of it). Both call one driver with the choice as an argument, so
+        depth block's loads of it), or with `from_row` (a last argument, a row of N values)
+        `C = row + A @ B`, each sum started from its column's value of the row (a product into
+        a broadcast bias, without the broadcast's pass over C). Both call one driver with the choice as an argument, so
         that the variant costs three small tiles of code and compile time, not a second copy
         of the driver. `prepacked`: B is already in panels of NR columns (`panel_columns`),
         panel p's row k at B + p*ldb*NR + k*NR with ldb = K, as global-optimization's
         pack-matmul-weights stores constant weights; N is a multiple of NR."""
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
-        fn = self._function(gemm_name((self.lhs, self.rhs, self.acc), from_zero, prepacked),
+        fn = self._function(gemm_name((self.lhs, self.rhs, self.acc), from_zero, prepacked,
+                                      from_row),
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
-                             _I64], (3, 5, 7))
+                             _I64] + ([pointers[2]] if from_row else []), (3, 5, 7))
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        b.call(self._driver(prepacked), [*fn.args, ir.Constant(_BOOL, from_zero)])
+        row = fn.args[9] if from_row else ir.Constant(pointers[2], None)
+        b.call(self._driver(prepacked),
+               [*fn.args[:9], ir.Constant(_BOOL, from_zero or from_row), row])
         b.ret_void()
         return fn
 
@@ -741,53 +762,61 @@ class Emitter:
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
         fn = self._function(name,
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
-                             _I64, _BOOL], (3, 5, 7))
+                             _I64, _BOOL, pointers[2]], (3, 5, 7))
         fn.attributes.add("noinline")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        *args, from_zero = fn.args
+        *args, from_zero, row = fn.args
         m, n, k, *_, c, ldc = args
         empty = b.or_(b.icmp_signed("<=", m, _i64(0)), b.icmp_signed("<=", n, _i64(0)))
         with b.if_then(b.not_(empty)):
             with b.if_else(b.icmp_signed("<=", k, _i64(0))) as (no_depth, depth):
                 with no_depth:
                     with b.if_then(from_zero):
-                        self._zero(b, m, n, c, ldc)
+                        self._start(b, m, n, c, ldc, row)
                 with depth:
                     if prepacked:  # whole panels: never the narrow case
-                        self._blocked(b, *args, from_zero, prepacked)
+                        self._blocked(b, *args, from_zero, row, prepacked)
                     else:
                         with b.if_else(b.icmp_signed("<", n, _i64(2 * blk.lanes))) as (narrow,
                                                                                      wide):
                             with narrow:
-                                with b.if_then(from_zero):  # few columns: zeroing costs little
-                                    self._zero(b, m, n, c, ldc)
+                                with b.if_then(from_zero):  # few columns: this costs little
+                                    self._start(b, m, n, c, ldc, row)
                                 self._dot_products(b, *args)
                             with wide:
-                                self._blocked(b, *args, from_zero, False)
+                                self._blocked(b, *args, from_zero, row, False)
         b.ret_void()
         return fn
 
-    def _zero(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, c: ir.Value,
-              ldc: ir.Value) -> None:
-        """C[m x n] = +0."""
-        with _loop(b, _i64(0), m, 1, "zi") as i:
-            row = _at(b, c, _mul(b, i, ldc))
-            with _loop(b, _i64(0), n, 1, "zj") as j:
-                b.store(ir.Constant(self.scalar, None), _at(b, row, j), align=self.element_bytes)
+    def _start(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, c: ir.Value, ldc: ir.Value,
+               row: ir.Value) -> None:
+        """C[m x n] = +0, or each of C's rows = `row` when it is not null."""
+        given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
+        with b.if_else(given) as (from_row, from_zero):
+            for start, source in ((from_row, row), (from_zero, None)):
+                with start:
+                    with _loop(b, _i64(0), m, 1, "zi") as i:
+                        line = _at(b, c, _mul(b, i, ldc))
+                        with _loop(b, _i64(0), n, 1, "zj") as j:
+                            value = ir.Constant(self.scalar, None) if source is None else \
+                                b.load(_at(b, source, j), align=self.element_bytes)
+                            b.store(value, _at(b, line, j), align=self.element_bytes)
 
     def _blocked(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, k_extent: ir.Value,
                  a: ir.Value, lda: ir.Value, bsrc: ir.Value, ldb: ir.Value, c: ir.Value,
-                 ldc: ir.Value, from_zero: ir.Value, prepacked: bool) -> None:
+                 ldc: ir.Value, from_zero: ir.Value, row: ir.Value, prepacked: bool) -> None:
         """Loops: row blocks of mc; depth blocks of kc (balanced, so that K = 784 runs as
         4 x 196 rather than 3 x 256 + 16), their mc x kc block of A packed; column blocks of nc,
         their kc x nc block of B packed into L2; row panels of up to mr, their panel of A in
         L1; micro-panels of NR columns of B, one register tile each (`from_zero`: tiles that
-        start from zero rather than C in the first depth block). `prepacked`: B's panels are
+        start from zero, or from `row` when it is not null, rather than C in the first depth
+        block). `prepacked`: B's panels are
         read where they lie, nothing of B is packed."""
         blk = self.blk
         tiles = {rows: self.tile(rows, False, prepacked) for rows in blk.row_steps}
         first_tiles = {rows: self.tile(rows, True, prepacked) for rows in blk.row_steps}
         pack_a, pack_b = self.pack_a(), self.pack_b()
+        given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
         # Scratch is sized for this call, so that small calls stay small. The A block has
         # room for the padding rows of its last panel.
@@ -820,7 +849,9 @@ class Emitter:
                             first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
                             with b.if_else(first) as (from_zero_tiles, c_tiles):
                                 with from_zero_tiles:
-                                    self._dispatch(b, first_tiles, rows, args)
+                                    # Null stays null: the tile tells a row from none by it.
+                                    row_at = b.select(given, _at(b, row, b.add(jc, jr)), row)
+                                    self._dispatch(b, first_tiles, rows, args + [row_at])
                                 with c_tiles:
                                     self._dispatch(b, tiles, rows, args)
                     self._row_panels(b, mc, panel)
@@ -890,16 +921,19 @@ def panel_columns(cpu: CpuTarget, acc: str) -> int:
 
 
 def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
-             from_zero: bool = False, prepacked: bool = False) -> ir.Function:
+             from_zero: bool = False, prepacked: bool = False,
+             from_row: bool = False) -> ir.Function:
     """`void @weir_gemm_<lhs>_<rhs>_<acc>(i64 M, i64 N, i64 K, lhs* A, i64 lda, rhs* B,
     i64 ldb, acc* C, i64 ldc)`: C[m, n] += sum_k A[m, k] * B[k, n] over row-major operands with
     row strides in elements, on the calling thread (callers split M). `from_zero`:
     `@weir_gemm_<lhs>_<rhs>_<acc>_from_zero`, the same signature, C[m, n] = sum_k ... with the
-    sum started from +0, as after a fill with zero. `prepacked` (`..._prepacked[_from_zero]`):
+    sum started from +0, as after a fill with zero. `from_row` (`..._from_row`): one more
+    argument, `acc* row`, and C[m, n] = row[n] + sum_k ..., each sum started from the row's
+    value, as after a broadcast of it. `prepacked` (`..._prepacked[_from_zero|_from_row]`):
     B in panels of `panel_columns` columns, ldb = K. Declared once per module, internal: each
     module that needs it carries its own copy; the variants share their helpers."""
     _check_kinds(lhs, rhs, acc)
-    existing = module.globals.get(gemm_name((lhs, rhs, acc), from_zero, prepacked))
+    existing = module.globals.get(gemm_name((lhs, rhs, acc), from_zero, prepacked, from_row))
     if isinstance(existing, ir.Function):
         return existing
-    return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero, prepacked)
+    return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero, prepacked, from_row)

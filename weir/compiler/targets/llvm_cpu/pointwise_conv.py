@@ -26,6 +26,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.contraction import (
+    bias_row,
     COLUMN_TILE,
     declare_gemm,
     gemm,
@@ -76,8 +77,8 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
                          partitioned: bool) -> tuple[k.Dim, int]:
     """Workgroups take whole output rows (n, oh), so that each block is W pixels times a count
     of rows, a box of the output for the epilogue. Per block: the init into the output (unless
-    it is zero: the GEMM then writes from zero), the GEMM of the block's pixels by the filter
-    onto it, the epilogue row by row."""
+    it is zero or a bias: the GEMM then writes from zero, or from the bias), the GEMM of the
+    block's pixels by the filter onto it, the epilogue row by row."""
     from weir.compiler.targets.llvm_cpu.direct_conv import packed_filter
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
@@ -95,6 +96,8 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     first = b.mul(lo, I64(width))
     count = b.mul(smax(b, b.sub(hi, lo), I64(0)), I64(width))
     from_zero = starts_from_zero(low, init)
+    # A bias starts the GEMM's tiles: no pass writing it into the output first.
+    row = None if from_zero else bias_row(low, b, init, "f32")
     xm = low.memory.get(x)
     # An expression is evaluated for the block's pixels only (scratch made outside the branch
     # below, since the entry frees it at its end).
@@ -112,7 +115,7 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
         for_nest(b, [(lo, hi), (I64(0), I64(width)), (I64(0), extra)], each, name)
 
     with b.if_then(b.icmp_signed("<", lo, hi)):
-        if not from_zero and low.memory.get(init) is not dest:
+        if not from_zero and row is None and low.memory.get(init) is not dest:
             pixel_rows(lambda pb, at: s.store_element(
                 pb, low.element(pb, init, at, Body()), dest.address(pb, at), "f32"),
                 I64(feats), "init")
@@ -133,12 +136,13 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
                     "f32")
         if panels is not None:
             low.gemms.add(PREPACKED_TYPES)
-            b.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, prepacked=True),
-                   [count, I64(feats), I64(chans), a.ptr, a.ld, panels, I64(chans), c.ptr, c.ld])
+            b.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, True, row is not None),
+                   [count, I64(feats), I64(chans), a.ptr, a.ld, panels, I64(chans), c.ptr, c.ld] +
+                   ([] if row is None else [row]))
         else:
             assert wm is not None
             gemm(low, b, count, I64(feats), I64(chans), a, Strided(wm.ptr, I64(feats), "f32"),
-                 c, False, from_zero)
+                 c, False, from_zero, row)
 
         def epilogue(rb: ir.IRBuilder, r: ir.Value) -> None:
             bn, oh = rb.sdiv(r, I64(height)), rb.srem(r, I64(height))
