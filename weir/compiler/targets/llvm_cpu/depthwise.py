@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
-from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into, in_memory
+from weir.compiler.targets.llvm_cpu.contraction import (
+    Strided,
+    accumulate_into,
+    bias_row,
+    in_memory,
+)
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
@@ -74,6 +79,8 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
     xm = image.source if image is not None else in_memory(low, b, x)
     fm = in_memory(low, b, f)
     dest = low.memory[out]
+    # A bias starts each pixel's sums, loaded once per channel block like the filter.
+    bias = None if nchw else bias_row(low, b, init, "f32")
     lanes = low.cpu.vector_bits // 32
 
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
@@ -91,11 +98,11 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
                    (at["H"], rb.add(at["H"], I64(1))), (I64(0), ow_n)]
         else:
             c, _ = accumulate_into(low, rb, init, dest, [at["N"], at["H"]], (I64(0), ow_n),
-                                   (I64(0), c_n), "f32")
+                                   (I64(0), c_n), "f32", fill=bias is None)
 
             def run(hb: ir.IRBuilder, check_h: bool) -> None:
                 _nhwc_row(hb, op, xm, fm, at, c, int(shape["W"]), int(shape["C"]), kh_n, kw_n,
-                          lanes, image, check_h)
+                          lanes, image, check_h, bias)
             if image is None:
                 run(rb, False)
             else:
@@ -116,7 +123,7 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
 
 def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[str, ir.Value],
               c: Strided, out_w: int, chans: int, kh_n: int, kw_n: int, lanes: int,
-              image: PaddedImage | None, check_h: bool) -> None:
+              image: PaddedImage | None, check_h: bool, bias: ir.Value | None) -> None:
     """One output row, a block of channels at a time (vectors, then single channels): the
     block's KH x KW filter vectors are loaded once, then PIXELS output pixels at a time each
     accumulate their taps, so the multiply-adds of different pixels overlap instead of waiting
@@ -124,7 +131,8 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
 
     A padded input (`image`) is read from its source: the pixels whose window crosses the
     left or right border check each tap's column, and a row whose window crosses the top or
-    bottom border (`check_h`) each tap's row; a tap outside reads the pad's value."""
+    bottom border (`check_h`) each tap's row; a tap outside reads the pad's value. With a
+    `bias` (C values), the sums start from it rather than from the output row."""
     (sh, sw), (dh, dw) = op.strides, op.dilations
     whole = chans - chans % lanes
     top, left = (image.top, image.left) if image else (0, 0)
@@ -137,6 +145,7 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
     def block(cb: ir.IRBuilder, ch: ir.Value, width: int) -> None:
         weights = [[_load(cb, fm.address(cb, [I64(kh), I64(kw), ch]), width)
                     for kw in range(kw_n)] for kh in range(kh_n)]
+        start = None if bias is None else _load(cb, cb.gep(bias, [ch], inbounds=True), width)
         pad = None if image is None else image.pad if width == 1 else \
             ir.Constant(ir.VectorType(_F32, width), [image.pad.constant] * width)
 
@@ -148,7 +157,7 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
         def pixels(pb: ir.IRBuilder, first: ir.Value, count: int, check_w: bool) -> None:
             outs = [pb.gep(c.ptr, [pb.add(pb.mul(pb.add(first, I64(u)), c.ld), ch)],
                            inbounds=True) for u in range(count)]
-            accs = [_load(pb, out, width) for out in outs]
+            accs = [_load(pb, out, width) if start is None else start for out in outs]
             for kh in range(kh_n):
                 ih = pb.add(pb.mul(at["H"], I64(sh)), I64(kh * dh - top))
                 row_ok = None
