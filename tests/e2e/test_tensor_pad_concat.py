@@ -182,6 +182,29 @@ def test_concat_of_three_along_a_middle_dim(run: Runner) -> None:
     np.testing.assert_array_equal(run(src, "f", a, b, c), np.concatenate([a, b, c], axis=1))
 
 
+@pytest.mark.parametrize("dim, sizes", [(3, (64, 32, 40)), (1, (20, 3, 33)), (0, (2, 3, 1))],
+                         ids=["channels", "rows", "images"])
+def test_concat_split_along_the_outermost_dimension(run: Runner, dim: int,
+                                                    sizes: tuple[int, int, int]) -> None:
+    """Large enough that llvm-cpu splits the concat's chain of inserts into workgroups along
+    the outermost dimension larger than one: each copies the part of every piece that lands
+    in its range; the concat's own dimension too (rows, images), where a range holds parts
+    of several pieces or of none."""
+    base = [1, 31, 29, 16] if dim != 0 else [2, 31, 29, 16]
+    shapes = [tuple(s if d == dim else base[d] for d in range(4)) for s in sizes]
+    out = tuple(sum(sizes) if d == dim else base[d] for d in range(4))
+    types = ["tensor<" + "x".join(map(str, s)) + "xf32>" for s in shapes]
+    t_out = "tensor<" + "x".join(map(str, out)) + "xf32>"
+    src = f"""
+    func.func @f(%a: {types[0]}, %b: {types[1]}, %c: {types[2]}) -> {t_out} {{
+      %0 = tensor.concat dim({dim}) %a, %b, %c : ({", ".join(types)}) -> {t_out}
+      return %0 : {t_out}
+    }}"""
+    pieces = [_floats(*s) for s in shapes]
+    np.testing.assert_array_equal(np.asarray(run(src, "f", *pieces)),
+                                  np.concatenate(pieces, axis=dim))
+
+
 def test_concat_of_dynamic_shapes(run: Runner) -> None:
     src = """
     func.func @f(%a: tensor<?x3xi32>, %b: tensor<?x3xi32>) -> tensor<?x3xi32> {

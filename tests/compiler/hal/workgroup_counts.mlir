@@ -85,3 +85,10 @@ func.func @padded_depthwise(%x: tensor<1x56x56x32xf32>, %w: tensor<3x3x32xf32>) 
   %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x58x58x32xf32>, tensor<3x3x32xf32>) outs(%f : tensor<1x56x56x32xf32>) -> tensor<1x56x56x32xf32>
   return %c : tensor<1x56x56x32xf32>
 }
+
+// A concat of NHWC images along C splits over H: each workgroup copies its rows of every piece.
+// CHECK: "hal.executable.binary"() <{sym_name = "llvm-cpu", {{.*}} entry_points = ["concat_channels_dispatch_0"], {{.*}} workgroup_grids = {{\[\[}}55 : index, 5 : index]]}>
+func.func @concat_channels(%a: tensor<1x55x55x64xf32>, %b: tensor<1x55x55x64xf32>) -> tensor<1x55x55x128xf32> {
+  %c = tensor.concat dim(3) %a, %b : (tensor<1x55x55x64xf32>, tensor<1x55x55x64xf32>) -> tensor<1x55x55x128xf32>
+  return %c : tensor<1x55x55x128xf32>
+}

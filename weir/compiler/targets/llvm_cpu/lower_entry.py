@@ -29,7 +29,12 @@ from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, smin
 from weir.compiler.targets.llvm_cpu.reshape_index import reshaped_index
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.reduction import lower_reduction
-from weir.compiler.targets.llvm_cpu.slices import lower_insert_slice, window_bounds, window_index
+from weir.compiler.targets.llvm_cpu.slices import (
+    lower_insert_chain,
+    lower_insert_slice,
+    window_bounds,
+    window_index,
+)
 from weir.format import kernel_description as k
 from weir.format.element_types import BY_NAME
 from weir.format.native_executable import BindingAccess, NativeEntry
@@ -236,6 +241,11 @@ class EntryLowering:
                     self.memory[(owner, 0)] = self.scratch_memory(b, kv.dtype[(owner, 0)],
                                                                   self.dims((owner, 0)))
                 self.memory[(n, 0)] = self.memory[(owner, 0)]
+        chain = self._concat(roots, shared, stores, lazy_stores)
+        if chain:
+            grid = lower_insert_chain(self, b, chain)
+            if grid is not None:
+                return grid
         for n in roots:
             for i in range(len(self.outputs_of(n))):
                 if (n, i) not in self.memory:
@@ -248,6 +258,20 @@ class EntryLowering:
         for group in by_shape.values():
             self._elementwise(b, group, partitioned=False)
         return 1, 1
+
+    def _concat(self, roots: list[int], shared: dict[int, int], stores: list[k.Store],
+                lazy_stores: list[k.Store]) -> list[int] | None:
+        """The roots when they are one chain of inserts, each into the one before, whose last
+        is what the entry stores (a concat), else None."""
+        kv = self.kv
+        if len(roots) < 2 or lazy_stores or \
+                any(kv.ref(st.value) != (roots[-1], 0) for st in stores):
+            return None
+        for before, n in zip(roots, roots[1:]):
+            op = kv.ops[n]
+            if not isinstance(op, k.InsertSlice) or op.dest != before or shared.get(before) != n:
+                return None
+        return roots if isinstance(kv.ops[roots[0]], k.InsertSlice) else None
 
     def outputs_of(self, n: int) -> tuple[ValueRef, ...]:
         view = self.kv.views.get(n)

@@ -4,9 +4,10 @@ A slice is an index remapping (offset + i * stride per dimension) inside whoever
 slice feeding elementwise math costs no pass over memory. An insert is a root: one loop nest
 copies the destination into the insert's memory (skipped when the destination is an empty tensor
 or an earlier insert already writing that memory, see `KernelValues.in_place`), a second writes
-the source over the window; a pad's runs in workgroups when its window spans the outermost
-dimension. Both only ever touch elements that exist, and windows that depend on
-push constants are listed for the runtime to check before the code runs (`window_bounds`)."""
+the source over the window; a pad's, and a concat's chain of them, run in workgroups along
+the outermost dimension when their windows cover it with unit steps. Both only ever touch
+elements that exist, and windows that depend on push constants are listed for the runtime to
+check before the code runs (`window_bounds`)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,46 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
     an NHWC image splits over H: each workgroup fills its rows and copies the source rows
     that land in them), so every thread fills and copies its part; other inserts run as one
     workgroup."""
+    kv = low.kv
+    op = kv.ops[n]
+    assert isinstance(op, k.InsertSlice)
+    dest = kv.ref(op.dest)
+    if partitioned and kv.shape[dest]:  # (a rank-0 destination has nothing to split)
+        split, extent, tile = low.grid(kv.shape[dest], 1)
+        if _unit_steps(kv, op, split):
+            _insert(low, b, n, (split, low.partition_bounds(b, low.dim(extent), tile)))
+            return extent, tile
+    _insert(low, b, n, None)
+    return 1, 1
+
+
+def lower_insert_chain(low: EntryLowering, b: ir.IRBuilder,
+                       chain: list[int]) -> tuple[k.Dim, int] | None:
+    """A concat: inserts each into the one before (`KernelValues.in_place`), so that they
+    write one tensor. When every window covers the destination's outermost dimension with
+    unit steps (a concat of NHWC images along C, split over H), the chain runs in workgroups
+    along it, each workgroup copying the rows of every source that land in its range; None
+    when some window does not (the chain then runs as one workgroup)."""
+    kv = low.kv
+    ops = [kv.ops[n] for n in chain]
+    shape = kv.shape[kv.ref(ops[0].dest)]  # type: ignore[union-attr]
+    if not shape:
+        return None
+    split, extent, tile = low.grid(shape, 1)
+    if not all(isinstance(op, k.InsertSlice) and _unit_steps(kv, op, split) for op in ops):
+        return None
+    span = low.partition_bounds(b, low.dim(extent), tile)
+    for n in chain:
+        _insert(low, b, n, (split, span))
+    return extent, tile
+
+
+def _insert(low: EntryLowering, b: ir.IRBuilder, n: int,
+            split: tuple[int, tuple[ir.Value, ir.Value]] | None) -> None:
+    """Insert `n` into its memory: the destination copied there (unless it already is there,
+    or is an empty tensor), then the source over the window; with a `split` (dimension,
+    range), only the destination's part in that range of the dimension, whose window the
+    dimension covers with unit steps from a static offset (`_unit_steps`)."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
     op = kv.ops[n]
@@ -80,20 +121,12 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
     dest, source = kv.ref(op.dest), kv.ref(op.source)
     dest_bounds = [(I64(0), d) for d in low.dims(dest)]
     source_bounds = [(I64(0), d) for d in low.dims(source)]
-    extent: k.Dim = 1
-    tile = 1
-    if partitioned and kv.shape[dest]:  # (a rank-0 destination has nothing to split)
-        split, extent, tile = low.grid(kv.shape[dest], 1)
-        if _spans_whole(kv, op, split):
-            span = low.partition_bounds(b, low.dim(extent), tile)
-            dest_bounds[split] = source_bounds[split] = span
-        elif _unit_steps(kv, op, split):
-            lo, hi = dest_bounds[split] = low.partition_bounds(b, low.dim(extent), tile)
-            offset = I64(op.offsets[split])
-            source_bounds[split] = (smax(b, b.sub(lo, offset), I64(0)),
-                                    smin(b, b.sub(hi, offset), source_bounds[split][1]))
-        else:
-            extent, tile = 1, 1
+    if split is not None:
+        p, (lo, hi) = split
+        dest_bounds[p] = (lo, hi)
+        offset = I64(op.offsets[p])
+        source_bounds[p] = (smax(b, b.sub(lo, offset), I64(0)),
+                            smin(b, b.sub(hi, offset), source_bounds[p][1]))
     if low.memory.get(dest) is not mem and not isinstance(kv.ops[dest[0]], k.Empty):
         def copy(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
             s.store_element(bb, low.element(bb, dest, idx, Body()), mem.address(bb, idx),
@@ -104,7 +137,6 @@ def lower_insert_slice(low: EntryLowering, b: ir.IRBuilder, n: int,
         at = window_index(low, bb, op.offsets, op.strides, op.dropped, idx)
         s.store_element(bb, low.element(bb, source, idx, Body()), mem.address(bb, at), mem.dtype)
     for_nest(b, source_bounds, place, "src", unroll=False)
-    return extent, tile
 
 
 def _unit_steps(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:
@@ -113,11 +145,3 @@ def _unit_steps(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:
     dest, source = kv.shape[kv.ref(op.dest)], kv.shape[kv.ref(op.source)]
     return not op.dropped and len(dest) == len(source) and isinstance(dest[p], int) and \
         dest[p] > 1 and isinstance(op.offsets[p], int) and op.strides[p] == 1
-
-
-def _spans_whole(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:
-    """Whether the window covers the destination's dimension `p` whole (offset 0, stride 1,
-    the source as long), a static size of more than one element."""
-    dest, source = kv.shape[kv.ref(op.dest)], kv.shape[kv.ref(op.source)]
-    return not op.dropped and len(dest) == len(source) and isinstance(dest[p], int) and \
-        dest[p] > 1 and source[p] == dest[p] and op.offsets[p] == 0 and op.strides[p] == 1
