@@ -286,7 +286,8 @@ class Emitter:
 
     # -- the register tile --------------------------------------------------------------------
 
-    def tile(self, rows: int, from_zero: bool = False, prepacked: bool = False) -> ir.Function:
+    def tile(self, rows: int, from_zero: bool = False, prepacked: bool = False,
+             from_row: bool = False) -> ir.Function:
         """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
         a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is
         loaded into the accumulators before the K loop and stored after it, so each element
@@ -295,12 +296,13 @@ class Emitter:
         differently. The next micro-panel's C is prefetched into L2 meanwhile, so that its
         misses overlap this tile's arithmetic (into L1 it would not survive the stream of B).
         `from_zero`: C's old contents are not read, the accumulators start at +0 (what a fill
-        with zero would have put there), or, given a row (a last argument that is not null),
-        at the row's NR values in every row of the tile (what a broadcast bias would have put
-        there). `prepacked`: B's panels are a binding's memory, which is aligned to its
-        element only, so its vectors are loaded unaligned."""
+        with zero would have put there); `from_row`: they start at the NR values of a row (a
+        last argument) in every row of the tile (what a broadcast bias would have put there).
+        `prepacked`: B's panels are a binding's memory, which is aligned to its element only,
+        so its vectors are loaded unaligned."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
-        name = f"{self.name}.tile{rows}{'.from_zero' if from_zero else ''}" \
+        start = ".from_row" if from_row else ".from_zero" if from_zero else ""
+        name = f"{self.name}.tile{rows}{start}" \
                f"{'.prepacked' if prepacked else ''}"
         b_align = self.element_bytes if prepacked else self.vector_align
         existing = self._defined(name)
@@ -308,7 +310,7 @@ class Emitter:
             return existing
         pointer = self.scalar.as_pointer()
         fn = self._function(name, [_I64, pointer, pointer, pointer, _I64, _I64, _I64] +
-                            ([pointer] if from_zero else []), (1, 2, 3))
+                            ([pointer] if from_row else []), (1, 2, 3))
         fn.attributes.add("noinline")
         kc, a, bp, c, ldc, valid, width = fn.args[:7]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -316,7 +318,8 @@ class Emitter:
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
                 self._prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
-        zero = self._load_row(b, rows, width, fn.args[7]) if from_zero else \
+        zero = self._load_row(b, rows, width, fn.args[7]) if from_row else \
+            [ir.Constant(self.vector, None)] * (rows * vectors) if from_zero else \
             self._load_c(b, rows, valid, width, c_rows)
         # Two steps of k per iteration, after one on its own when kc is odd: the loop's own
         # instructions would otherwise take a tenth of what the front end can issue.
@@ -387,15 +390,11 @@ class Emitter:
 
     def _load_row(self, b: ir.IRBuilder, rows: int, width: ir.Value,
                   row: ir.Value) -> list[ir.Value]:
-        """Accumulators that start from `row`'s first `width` values (+0 past them), the same
-        in every row of the tile; all +0 when `row` is null (a masked load of no lanes touches
-        no memory)."""
+        """Accumulators that start from `row`'s first `width` values (+0 past them, which are
+        never stored), the same in every row of the tile."""
         lanes, vectors = self.blk.lanes, self.blk.nr_vectors
-        given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
-        none = ir.Constant(ir.VectorType(ir.IntType(1), lanes), None)
-        values = [self._masked_load(b, _at(b, row, j * lanes), b.select(
-            given, self._lanes_below(b, width, j * lanes), none), self.acc)
-            for j in range(vectors)]
+        values = [self._masked_load(b, _at(b, row, j * lanes), self._lanes_below(
+            b, width, j * lanes), self.acc) for j in range(vectors)]
         return values * rows
 
     def _load_c(self, b: ir.IRBuilder, rows: int, valid: ir.Value, width: ir.Value,
@@ -815,6 +814,7 @@ class Emitter:
         blk = self.blk
         tiles = {rows: self.tile(rows, False, prepacked) for rows in blk.row_steps}
         first_tiles = {rows: self.tile(rows, True, prepacked) for rows in blk.row_steps}
+        row_tiles = {rows: self.tile(rows, True, prepacked, True) for rows in blk.row_steps}
         pack_a, pack_b = self.pack_a(), self.pack_b()
         given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
@@ -849,9 +849,12 @@ class Emitter:
                             first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
                             with b.if_else(first) as (from_zero_tiles, c_tiles):
                                 with from_zero_tiles:
-                                    # Null stays null: the tile tells a row from none by it.
-                                    row_at = b.select(given, _at(b, row, b.add(jc, jr)), row)
-                                    self._dispatch(b, first_tiles, rows, args + [row_at])
+                                    with b.if_else(given) as (from_row, from_zero_only):
+                                        with from_row:
+                                            self._dispatch(b, row_tiles, rows, args + [
+                                                _at(b, row, b.add(jc, jr))])
+                                        with from_zero_only:
+                                            self._dispatch(b, first_tiles, rows, args)
                                 with c_tiles:
                                     self._dispatch(b, tiles, rows, args)
                     self._row_panels(b, mc, panel)
