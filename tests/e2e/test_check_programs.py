@@ -72,7 +72,9 @@ func.func @same_weight_elsewhere() {
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_weight_used_twice_is_stored_once_and_mapped(target: str, tmp_path: Path) -> None:
     data = compiled(WEIGHTS, target)
-    assert WEIGHT_BYTES < len(data) < WEIGHT_BYTES + 256 * 1024
+    # One copy of the 4 MiB weight and the code: llvm-cpu's is about 290 KiB with AVX-512 (the
+    # GEMM microkernel's entry points and tiles); a second copy would add 4 MiB.
+    assert WEIGHT_BYTES < len(data) < WEIGHT_BYTES + 512 * 1024
     path = tmp_path / "weights.wvm"
     path.write_bytes(data)
     module = weir.load_module_file(path)

@@ -204,8 +204,7 @@ def _is_padded_input(consumer: Operation, operand: SSAValue) -> bool:
     return isinstance(source, TensorType) and isinstance(operand.type, TensorType) and \
         all(d > 0 for d in source.get_shape()) and \
         len(source.get_shape()) == len(operand.type.get_shape()) and \
-        isinstance(fill, linalg.FillOp) and isinstance(fill.inputs[0].owner, Operation) and \
-        isinstance(fill.inputs[0].owner, ConstantOp)
+        isinstance(fill, linalg.FillOp) and isinstance(fill.inputs[0].owner, ConstantOp)
 
 
 def _encloses(outer: Block | None, block: Block) -> bool:
