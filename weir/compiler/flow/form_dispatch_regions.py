@@ -340,8 +340,8 @@ class FormDispatchRegions(Pass):
                 if member_of.get(producer, root) is not root:
                     continue  # another contraction's epilogue: computed in its region
                 if anchor.get(op) is producer or isinstance(producer, linalg.FillOp) or \
-                        _is_chained_insert(op, operand) or (fuse and _is_padded_input(op, operand)) \
-                        or (fuse and _is_elementwise(producer)):
+                        _is_chained_insert(op, operand) or fuse and (
+                            _is_padded_input(op, operand) or _is_elementwise(producer)):
                     fused.add(producer)
                     pending.append(producer)
         return fused

@@ -94,22 +94,17 @@ def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Va
             start_block(fb, c, M, N, from_zero, row)
             fb.call(declare_gemv(low.module, types, False), args)
 
-        def many_rows(fb: ir.IRBuilder) -> None:
-            if row is None:
-                fb.call(declare_gemm(low.module, types, from_zero), args)
-            else:
-                fb.call(declare_gemm(low.module, types, from_row=True), args + [row])
         if isinstance(M, ir.Constant):
             if M.constant <= SMALL_M:
                 few_rows(b)
             else:
-                many_rows(b)
+                call_gemm(low, b, types, args, from_zero, row=row)
             return
         with b.if_else(b.icmp_signed("<=", M, I64(SMALL_M))) as (few, many):
             with few:
                 few_rows(b)
             with many:
-                many_rows(b)
+                call_gemm(low, b, types, args, from_zero, row=row)
         return
     start_block(b, c, M, N, from_zero, row)
     acc = c.dtype
@@ -160,7 +155,7 @@ def start_block(b: ir.IRBuilder, c: Strided, rows: ir.Value, cols: ir.Value, fro
     for_nest(b, [(I64(0), rows), (I64(0), cols)], store, "row")
 
 
-def bias_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, acc: str) -> ir.Value | None:
+def bias_row(low: EntryLowering, init: ValueRef, acc: str) -> ir.Value | None:
     """The row a contraction's init repeats, as a pointer to its first value, when the init is
     a broadcast of a vector in memory of the accumulator type along the output's last
     dimension (a bias): the product then starts each row of its tiles from the row
@@ -204,6 +199,17 @@ def declare_gemm(module: ir.Module, types: tuple[str, str, str], from_zero: bool
     return ir.Function(module, ir.FunctionType(ir.VoidType(), [I64, I64, I64, lhs, I64, rhs, I64,
                                                                acc, I64] +
                                                ([acc] if from_row else [])), name)
+
+
+def call_gemm(low: EntryLowering, b: ir.IRBuilder, types: tuple[str, str, str],
+              args: list[ir.Value], from_zero: bool = False, prepacked: bool = False,
+              row: ir.Value | None = None) -> None:
+    """Calls the microkernel (`args`: M, N, K, A, lda, B, ldb, C, ldc) through the entry point
+    for how C starts: from C, from +0 (`from_zero`) or from `row` (`bias_row`: given, it is the
+    entry point's last argument); `prepacked`: B's panels read in place."""
+    low.gemms.add(types)
+    b.call(declare_gemm(low.module, types, from_zero, prepacked, row is not None),
+           args + ([] if row is None else [row]))
 
 
 def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: bool) -> ir.Function:
@@ -365,11 +371,9 @@ def _product(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: list[ir
         else _prepacked_rhs(low, b, rhs)
     if panels is not None:
         # Column blocks start at whole panels (multiples of COLUMN_TILE, or 0); ldb = K.
-        low.gemms.add(PREPACKED_TYPES)
         first = b.gep(panels, [b.mul(col, K)], inbounds=True)
-        b.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, True, row_at is not None),
-               [m, width, K, a.ptr, a.ld, first, K, c.ptr, c.ld] +
-               ([] if row_at is None else [row_at]))
+        call_gemm(low, b, PREPACKED_TYPES, [m, width, K, a.ptr, a.ld, first, K, c.ptr, c.ld],
+                  from_zero, True, row_at)
         return
     view = None if direct else _rhs_in_place(low, b, rhs, prefix, col)
     if view is not None and not view[1]:
@@ -423,7 +427,7 @@ def _matmul(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Matmul,
     # A product into zeros overwrites its block instead: no pass to fill it, no loads of it;
     # so does a product into a broadcast bias, its tiles started from the bias.
     from_zero = starts_from_zero(low, init)
-    row = None if from_zero or direct else bias_row(low, b, init, acc)
+    row = None if from_zero or direct else bias_row(low, init, acc)
 
     def block(bb: ir.IRBuilder, prefix: list[ir.Value], rows: Span, cols: Span) -> None:
         c, scratch = accumulate_into(low, bb, init, dest, prefix, rows, cols, acc,

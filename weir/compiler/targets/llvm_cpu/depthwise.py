@@ -80,7 +80,7 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
     fm = in_memory(low, b, f)
     dest = low.memory[out]
     # A bias starts each pixel's sums, loaded once per channel block like the filter.
-    bias = None if nchw else bias_row(low, b, init, "f32")
+    bias = None if nchw else bias_row(low, init, "f32")
     lanes = low.cpu.vector_bits // 32
 
     def row(rb: ir.IRBuilder, r: ir.Value) -> None:
@@ -106,7 +106,8 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
             if image is None:
                 run(rb, False)
             else:
-                lo_h, hi_h = _inner_rows(op, image, kh_n, int(shape["H"]))
+                lo_h, hi_h = image.inner_outputs(0, int(shape["H"]), kh_n, op.strides[0],
+                                                 op.dilations[0])
                 inner = rb.and_(rb.icmp_signed(">=", at["H"], I64(lo_h)),
                                 rb.icmp_signed("<", at["H"], I64(hi_h)))
                 with rb.if_else(inner) as (then, otherwise):
@@ -136,11 +137,8 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
     (sh, sw), (dh, dw) = op.strides, op.dilations
     whole = chans - chans % lanes
     top, left = (image.top, image.left) if image else (0, 0)
-    rows, cols = (int(xm.dims[1].constant), int(xm.dims[2].constant)) if image else (0, 0)
-    # The output columns whose every tap lies inside the source's columns.
-    inner_lo = min(out_w, -(-left // sw)) if image else 0
-    inner_hi = max(inner_lo, min(out_w, (cols - 1 - (kw_n - 1) * dw + left) // sw + 1)) \
-        if image else out_w
+    rows, cols = (image.rows, image.cols) if image else (0, 0)
+    inner_lo, inner_hi = image.inner_outputs(1, out_w, kw_n, sw, dw) if image else (0, out_w)
 
     def block(cb: ir.IRBuilder, ch: ir.Value, width: int) -> None:
         weights = [[_load(cb, fm.address(cb, [I64(kh), I64(kw), ch]), width)
@@ -191,14 +189,6 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
     for_range(b, I64(0), I64(whole // lanes), lambda vb, v: block(vb, vb.mul(v, I64(lanes)),
                                                                   lanes), "cv")
     for_range(b, I64(whole), I64(chans), lambda sb, ch: block(sb, ch, 1), "cs")
-
-
-def _inner_rows(op: k.Conv2D, image: PaddedImage, kh_n: int, out_h: int) -> tuple[int, int]:
-    """The output rows whose every tap lies inside the source's rows."""
-    (sh, _), (dh, _) = op.strides, op.dilations
-    rows = int(image.source.dims[1].constant)
-    lo = min(out_h, -(-image.top // sh))
-    return lo, max(lo, min(out_h, (rows - 1 - (kh_n - 1) * dh + image.top) // sh + 1))
 
 
 # Output pixels whose taps one iteration interleaves (independent multiply-add chains).

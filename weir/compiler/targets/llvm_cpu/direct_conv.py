@@ -142,7 +142,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         scratch = None
         c, c_first = dest.ptr, I64(0)
         # A bias starts the kernel's tiles: no pass writing it into the output first.
-        row = bias_row(low, b, init, acc)
+        row = bias_row(low, init, acc)
     else:
         count = b.sub(hull[1], hull[0])
         count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)

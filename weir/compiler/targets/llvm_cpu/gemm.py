@@ -735,11 +735,12 @@ class Emitter:
         never read (a product into a fill of zero, without the fill's pass over C and the first
         depth block's loads of it), or with `from_row` (a last argument, a row of N values)
         `C = row + A @ B`, each sum started from its column's value of the row (a product into
-        a broadcast bias, without the broadcast's pass over C). Both call one driver with the choice as an argument, so
-        that the variant costs three small tiles of code and compile time, not a second copy
-        of the driver. `prepacked`: B is already in panels of NR columns (`panel_columns`),
-        panel p's row k at B + p*ldb*NR + k*NR with ldb = K, as global-optimization's
-        pack-matmul-weights stores constant weights; N is a multiple of NR."""
+        a broadcast bias, without the broadcast's pass over C). All call one driver with the
+        choice as an argument, so that each variant costs three small tiles of code and
+        compile time, not a copy of the driver. `prepacked`: B is already in panels of NR
+        columns (`panel_columns`), panel p's row k at B + p*ldb*NR + k*NR with ldb = K, as
+        global-optimization's pack-matmul-weights stores constant weights; N is a multiple of
+        NR."""
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
         fn = self._function(gemm_name((self.lhs, self.rhs, self.acc), from_zero, prepacked,
                                       from_row),

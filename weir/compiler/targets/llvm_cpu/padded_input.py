@@ -28,15 +28,25 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class PaddedImage:
-    """The padded NHWC value is `source` (N x H x W x C in memory) placed at (top, left) of a
-    `height` x `width` image of `pad` values, images and channels unpadded."""
+    """The padded NHWC value is `source` (N x `rows` x `cols` x C in memory) placed at (top,
+    left) of a `height` x `width` image of `pad` values, images and channels unpadded."""
 
     source: Memory
+    rows: int
+    cols: int
     top: int
     left: int
     height: int
     width: int
     pad: ir.Constant
+
+    def inner_outputs(self, axis: int, out: int, window: int, stride: int,
+                      dilation: int) -> tuple[int, int]:
+        """The output positions [lo, hi) along H (`axis` 0) or W (1) whose every window tap
+        lies inside the source: a kernel checks the taps of the others only."""
+        before, size = (self.top, self.rows) if axis == 0 else (self.left, self.cols)
+        lo = min(out, -(-before // stride))
+        return lo, max(lo, min(out, (size - 1 - (window - 1) * dilation + before) // stride + 1))
 
 
 def padded_image(low: EntryLowering, x: ValueRef) -> PaddedImage | None:
@@ -54,8 +64,9 @@ def padded_image(low: EntryLowering, x: ValueRef) -> PaddedImage | None:
             inner[0] != outer[0] or inner[3] != outer[3] or \
             not all(isinstance(d, int) for d in outer):
         return None
-    return PaddedImage(source, int(op.offsets[1]), int(op.offsets[2]), int(outer[1]),
-                       int(outer[2]), s.constant(kv.dtype[x], fill.value))
+    return PaddedImage(source, int(inner[1]), int(inner[2]), int(op.offsets[1]),
+                       int(op.offsets[2]), int(outer[1]), int(outer[2]),
+                       s.constant(kv.dtype[x], fill.value))
 
 
 def padded_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
@@ -64,10 +75,9 @@ def padded_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
     image = padded_image(low, x)
     if image is None:
         return None
-    source = image.source
-    _, rows, cols, chans = (int(d.constant) for d in source.dims)  # static: padded_image
-    left, right = image.left * chans, (image.width - image.left - cols) * chans
-    inner = cols * chans
+    source, rows, chans = image.source, image.rows, int(image.source.dims[3].constant)
+    left, right = image.left * chans, (image.width - image.left - image.cols) * chans
+    inner = image.cols * chans
 
     def fill(b: ir.IRBuilder, line: ir.Value, lo: int, count: int) -> None:
         for_range(b, I64(lo), I64(lo + count), lambda fb, i: s.store_element(

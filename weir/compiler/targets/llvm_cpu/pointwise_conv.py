@@ -27,8 +27,8 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.contraction import (
     bias_row,
+    call_gemm,
     COLUMN_TILE,
-    declare_gemm,
     gemm,
     in_memory,
     PREPACKED_TYPES,
@@ -97,7 +97,7 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     count = b.mul(smax(b, b.sub(hi, lo), I64(0)), I64(width))
     from_zero = starts_from_zero(low, init)
     # A bias starts the GEMM's tiles: no pass writing it into the output first.
-    row = None if from_zero else bias_row(low, b, init, "f32")
+    row = None if from_zero else bias_row(low, init, "f32")
     xm = low.memory.get(x)
     # An expression is evaluated for the block's pixels only (scratch made outside the branch
     # below, since the entry frees it at its end).
@@ -135,10 +135,9 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
         c = Strided(b.gep(dest.ptr, [b.mul(first, I64(feats))], inbounds=True), I64(feats),
                     "f32")
         if panels is not None:
-            low.gemms.add(PREPACKED_TYPES)
-            b.call(declare_gemm(low.module, PREPACKED_TYPES, from_zero, True, row is not None),
-                   [count, I64(feats), I64(chans), a.ptr, a.ld, panels, I64(chans), c.ptr, c.ld] +
-                   ([] if row is None else [row]))
+            call_gemm(low, b, PREPACKED_TYPES, [count, I64(feats), I64(chans), a.ptr, a.ld,
+                                                panels, I64(chans), c.ptr, c.ld], from_zero,
+                      True, row)
         else:
             assert wm is not None
             gemm(low, b, count, I64(feats), I64(chans), a, Strided(wm.ptr, I64(feats), "f32"),
