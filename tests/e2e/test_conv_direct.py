@@ -1,11 +1,12 @@
 """The llvm-cpu direct convolution microkernel (static f32 convolutions) at its edges, on every
 host target (the `run` fixture), against numpy: output widths that are not a multiple of the
-register tile's pixels, channel counts that are not a multiple of the vector width (filter
-blocks with a partial last block), input channels deep enough to split the window into several
-chunks of taps, strides, dilations, 1x1 filters, the exporters' padding (tensor.pad, of any
-constant), the
-exporters' NCHW/FCHW layout (output rows written 8 x 8 at a time, with their edges), an init that is accumulated into, a producer fused into the input,
-and the narrower vectors of the generic x86-64 CPU."""
+register tile's pixels, tiles inside one output row and tiles across rows and images, channel
+counts that are not a multiple of the vector width (filter blocks with a partial last block),
+input channels deep enough to split the window into several chunks of taps, strides,
+dilations, 1x1 filters, the exporters' padding (tensor.pad, of any constant), the exporters'
+NCHW/FCHW layout (output rows written 8 x 8 at a time, with their edges), an init that is
+accumulated into, a producer fused into the input, and the narrower vectors of the generic
+x86-64 CPU."""
 
 from __future__ import annotations
 
@@ -72,9 +73,10 @@ CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
     (1, (6, 8), 17, (1, 1), 8, (2, 3), (1, 1)),     # 1x1 with strides
     (1, (7, 9), 100, (3, 3), 20, (1, 1), (1, 1)),   # AVX2: 2 taps a chunk, a last one of 1
     (1, (12, 12), 300, (3, 3), 8, (1, 1), (1, 1)),  # a tap alone past a chunk; 2 pixel blocks
+    (2, (9, 61), 3, (3, 3), 40, (2, 2), (1, 1)),    # stem-like: tiles inside a row and across
 ]
 IDS = ["ragged-width", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
-       "dilation2", "mixed", "1x1", "1x1-strided", "chunks", "deep-c"]
+       "dilation2", "mixed", "1x1", "1x1-strided", "chunks", "deep-c", "rows-and-images"]
 
 
 @pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)

@@ -289,9 +289,7 @@ class DirectConv:
         filter panel at `weights` is vectors*lanes wide), window taps tap0 .. tap0+taps-1
         (numbered kh * KW + kw). The first chunk of taps starts from `row` (the block's
         channels of a bias) unless it is null; every other from the accumulators."""
-        g, lanes, rows = self.g, self.blk.lanes, self.blk.mr
-        width = vectors * lanes
-        vtype = ir.VectorType(_F32, lanes)
+        g, rows = self.g, self.blk.mr
         pixels = [smin(b, b.add(p0, I64(i)), b.sub(end, I64(1))) for i in range(rows)]
         c_rows = [b.gep(c, [b.add(b.mul(b.sub(p, c_first), ldc), col0)]) for p in pixels]
         from_row = b.and_(b.icmp_unsigned("!=", b.ptrtoint(row, I64), I64(0)),
@@ -306,7 +304,38 @@ class DirectConv:
                 for i in range(rows):
                     for j in range(vectors):
                         b.store(self._load_c(b, c_rows[i], j, valid), slots[i * vectors + j])
-        starts = [self._input_offset(b, x, p) for p in pixels]
+        # A tile inside one output row (most tiles of a wide image) reads its pixels at fixed
+        # distances from the first: one base pointer with constant offsets. Twelve pointers of
+        # their own (a tile spanning rows) leave too few registers for the loop, which then
+        # spills them and the broadcasts (a 3 x 3 stem of 3 channels ran at a quarter of peak).
+        one_row = b.and_(b.icmp_signed("<=", b.add(p0, I64(rows)), end),
+                         b.icmp_signed("==", b.udiv(p0, I64(g.out_w)),
+                                       b.udiv(b.add(p0, I64(rows - 1)), I64(g.out_w))))
+        with b.if_else(one_row) as (in_row, spanning):
+            with in_row:
+                start = self._input_offset(b, x, p0)
+                self._taps(b, vectors, x, weights, slots, tap0, taps,
+                           [b.add(start, I64(i * g.sw * g.chans)) for i in range(rows)])
+            with spanning:
+                self._taps(b, vectors, x, weights, slots, tap0, taps,
+                           [self._input_offset(b, x, p) for p in pixels])
+        for i in range(rows):
+            def store(sb: ir.IRBuilder, i: int = i) -> None:
+                for j in range(vectors):
+                    self._store_c(sb, sb.load(slots[i * vectors + j]), c_rows[i], j, valid)
+            if i == 0:
+                store(b)
+            else:
+                with b.if_then(b.icmp_signed("<", b.add(p0, I64(i)), end)):
+                    store(b)
+
+    def _taps(self, b: ir.IRBuilder, vectors: int, x: Pixels, weights: ir.Value,
+              slots: list[ir.Value], tap0: ir.Value, taps: int, starts: list[ir.Value]) -> None:
+        """Adds window taps tap0 .. tap0+taps-1 of the tile's pixels (whose tap (0, 0) inputs
+        are at `starts`) into the accumulators `slots`."""
+        g, lanes, rows = self.g, self.blk.lanes, self.blk.mr
+        width = vectors * lanes
+        vtype = ir.VectorType(_F32, lanes)
         # With dw = 1 the taps of one window row read KW * C consecutive input elements and
         # panel lines: one loop over them (same order, same sums) instead of KW loops of C.
         # Measured single-threaded: a 3 x 3 convolution of 64 channels 12% faster; with few
@@ -335,15 +364,6 @@ class DirectConv:
             for_range(tb, I64(0), I64(unit * g.chans), step, "ci")
         first = b.udiv(tap0, I64(unit))
         for_range(b, first, b.add(first, I64(taps // unit)), tap, "tap")
-        for i in range(rows):
-            def store(sb: ir.IRBuilder, i: int = i) -> None:
-                for j in range(vectors):
-                    self._store_c(sb, sb.load(slots[i * vectors + j]), c_rows[i], j, valid)
-            if i == 0:
-                store(b)
-            else:
-                with b.if_then(b.icmp_signed("<", b.add(p0, I64(i)), end)):
-                    store(b)
 
     def _input_offset(self, b: ir.IRBuilder, x: Pixels, p: ir.Value) -> ir.Value:
         """Elements from x.ptr to the first input element output pixel p reads (tap 0, 0)."""
