@@ -69,14 +69,15 @@ CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
     (2, (11, 13), 4, (3, 3), 9, (2, 2), (1, 1)),    # stride 2
     (1, (12, 14), 6, (3, 3), 12, (1, 1), (2, 2)),   # dilation 2
     (1, (13, 12), 3, (3, 2), 10, (2, 1), (1, 2)),   # mixed strides and dilations
-    (1, (7, 9), 24, (1, 1), 33, (1, 1), (1, 1)),    # 1x1
+    (1, (7, 9), 24, (1, 1), 33, (1, 1), (1, 1)),    # 1x1 (the GEMM path from F = NR)
+    (1, (7, 13), 40, (1, 1), 16, (1, 1), (1, 1)),   # 1x1 narrower than NR: the direct kernel
     (1, (6, 8), 17, (1, 1), 8, (2, 3), (1, 1)),     # 1x1 with strides
     (1, (7, 9), 100, (3, 3), 20, (1, 1), (1, 1)),   # AVX2: 2 taps a chunk, a last one of 1
     (1, (12, 12), 300, (3, 3), 8, (1, 1), (1, 1)),  # a tap alone past a chunk; 2 pixel blocks
     (2, (9, 61), 3, (3, 3), 40, (2, 2), (1, 1)),    # stem-like: tiles inside a row and across
 ]
 IDS = ["ragged-width", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
-       "dilation2", "mixed", "1x1", "1x1-strided", "chunks", "deep-c", "rows-and-images"]
+       "dilation2", "mixed", "1x1", "1x1-narrow", "1x1-strided", "chunks", "deep-c", "rows-and-images"]
 
 
 @pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)
