@@ -156,6 +156,45 @@ def test_conv_nhwc_relu(run: Runner) -> None:
     np.testing.assert_allclose(np.asarray(run(src, "f", x, w)), expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("rows", [70, 3])
+def test_pointwise_nhwc_in_chunks(run: Runner, rows: int) -> None:
+    """A 1 x 1 NHWC convolution with a bias, a ReLU6 epilogue and an input expression (a
+    scaling): llvm-cpu runs its rows in chunks of about 256 KiB of output (16 rows of 64 x 64
+    here, a partial one last, within each workgroup's rows), product and epilogue per chunk."""
+    x, w, bias = (1, rows, 64, 32), (1, 1, 32, 64), (64,)
+    out = (1, rows, 64, 64)
+    src = f"""
+    #id = affine_map<(n, h, w, c) -> (n, h, w, c)>
+    func.func @f(%x: {t(x)}, %w: {t(w)}, %b: {t(bias)}) -> {t(out)} {{
+      %zero = arith.constant 0.0 : f32
+      %six = arith.constant 6.0 : f32
+      %half = arith.constant 0.5 : f32
+      %ex = tensor.empty() : {t(x)}
+      %xs = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+          ins(%x : {t(x)}) outs(%ex : {t(x)}) {{
+      ^bb0(%in: f32, %o: f32):
+        %y = arith.mulf %in, %half : f32
+        linalg.yield %y : f32
+      }} -> {t(x)}
+      %e = tensor.empty() : {t(out)}
+      %init = linalg.broadcast ins(%b : {t(bias)}) outs(%e : {t(out)}) dimensions = [0, 1, 2]
+      %conv = linalg.conv_2d_nhwc_hwcf ins(%xs, %w : {t(x)}, {t(w)}) outs(%init : {t(out)}) -> {t(out)}
+      %y = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+          ins(%conv : {t(out)}) outs(%e : {t(out)}) {{
+      ^bb0(%in: f32, %o: f32):
+        %lo = arith.maximumf %in, %zero : f32
+        %hi = arith.minimumf %lo, %six : f32
+        linalg.yield %hi : f32
+      }} -> {t(out)}
+      return %y : {t(out)}
+    }}"""
+    assert dispatches(src) == 1
+    xv, wv, bv = normal(*x) * 4, normal(*w), normal(*bias)
+    expected = np.clip(np.einsum("nhwc,cf->nhwf", xv * np.float32(0.5), wv[0, 0]) + bv, 0, 6)
+    np.testing.assert_allclose(np.asarray(run(src, "f", xv, wv, bv)), expected, rtol=1e-4,
+                               atol=1e-4)
+
+
 def test_max_pool_negated(run: Runner) -> None:
     src = """
     func.func @f(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
