@@ -56,7 +56,8 @@ def compile_loops(names: list[str]) -> llvm.ExecutionEngine:
         index = b.phi(i64)
         index.add_incoming(ir.Constant(i64, 0), entry)
         operands = [b.load(b.gep(fn.args[k], [index])) for k in range(n_in)]
-        b.store(emit_math(b, name, operands), b.gep(fn.args[n_in], [index]))
+        b.store(emit_math(b, name, operands, cpu.native_ldexp),
+                b.gep(fn.args[n_in], [index]))
         following = b.add(index, ir.Constant(i64, 1))
         index.add_incoming(following, body)
         b.cbranch(b.icmp_signed("<", following, fn.args[-1]), body, done)

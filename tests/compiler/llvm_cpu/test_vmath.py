@@ -1,7 +1,8 @@
 """The llvm-cpu target's inline math functions against numpy: error in ulp over dense sweeps and
 random bit patterns, the IEEE/C99 special values, that the loops around them vectorise with no
-libm call left for f32, that vector operands give the same bits as the vectorised loop, and
-the f32 accuracy again in a build for a CPU without FMA."""
+libm call left for f32, that vector operands give the same bits as the vectorised loop, the
+f32 accuracy again in a build for a CPU without FMA, and that AVX-512's ldexp instruction gives
+the same bits as the portable scaling it replaces there."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import llvmlite.ir as ir
 import numpy as np
 import pytest
 
+import weir.api as weir
+from weir.compiler.targets.llvm_cpu import vmath
 from weir.compiler.targets.llvm_cpu.machine import host_features, resolve_cpu
 from weir.compiler.targets.llvm_cpu.target import Jit
 from weir.compiler.targets.llvm_cpu.vmath import MATH_FUNCTIONS, emit_math
@@ -88,13 +91,15 @@ REFERENCES = {
 class Compiled:
     """Every function as `void NAME_BITS(T *in..., T *out, i64 n)`, a loop of scalar
     emit_math that LLVM vectorises, and `vec_NAME_BITS`, one call on VECTOR_LANES-wide vector
-    operands; compiled for `cpu_name` with the O3 pipeline."""
+    operands; compiled for `cpu_name` with the O3 pipeline. `native_ldexp` as the compiler sets
+    it for that CPU unless given."""
 
-    def __init__(self, bits: int, cpu_name: str = "host"):
+    def __init__(self, bits: int, cpu_name: str = "host", native_ldexp: bool | None = None):
         cpu = resolve_cpu(cpu_name)
         module = ir.Module(f"vmath_{bits}_{cpu_name}")
         module.triple = cpu.triple
         self.bits = bits
+        self.native_ldexp = cpu.native_ldexp if native_ldexp is None else native_ldexp
         scalar = ir.FloatType() if bits == 32 else ir.DoubleType()
         for name in NAMES:
             self._loop(module, name, scalar)
@@ -117,7 +122,7 @@ class Compiled:
         index = b.phi(i64)
         index.add_incoming(ir.Constant(i64, 0), entry)
         operands = [b.load(b.gep(fn.args[k], [index])) for k in range(n_in)]
-        b.store(emit_math(b, name, operands), b.gep(fn.args[n_in], [index]))
+        b.store(emit_math(b, name, operands, self.native_ldexp), b.gep(fn.args[n_in], [index]))
         following = b.add(index, ir.Constant(i64, 1))
         index.add_incoming(following, body)
         b.cbranch(b.icmp_signed("<", following, count), body, done)
@@ -131,7 +136,7 @@ class Compiled:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         align = self.bits // 8  # numpy arrays are only element-aligned
         operands = [b.load(fn.args[k], align=align) for k in range(n_in)]
-        b.store(emit_math(b, name, operands), fn.args[n_in], align=align)
+        b.store(emit_math(b, name, operands, self.native_ldexp), fn.args[n_in], align=align)
         b.ret_void()
 
     def __call__(self, name: str, *operands: np.ndarray) -> np.ndarray:
@@ -153,8 +158,8 @@ class Compiled:
 
 
 @cache
-def compiled(bits: int, cpu_name: str = "host") -> Compiled:
-    return Compiled(bits, cpu_name)
+def compiled(bits: int, cpu_name: str = "host", native_ldexp: bool | None = None) -> Compiled:
+    return Compiled(bits, cpu_name, native_ldexp)
 
 
 def ulp_error(got: np.ndarray, exact: np.ndarray, bits: int) -> np.ndarray:
@@ -350,6 +355,56 @@ def test_vector_operands_match_loop(name: str, bits: int) -> None:
                                 random_values(rng, bits, count)[:count // 2]]).astype(DTYPE[bits])
                 for _ in range(ARITY.get(name, 1))]
     np.testing.assert_array_equal(code.vector(name, *operands), code(name, *operands))
+
+
+# The functions that scale by 2**k (vmath's `ldexp`), in each precision: exp and its users.
+LDEXP_USERS = [(name, bits) for bits in (32, 64)
+               for name in ["exp", "exp2", "expm1", "tanh", "cosh", "sinh", "erf", "pow"]
+               if bits == 32 or name not in ("erf", "pow")]  # f64 erf and pow call libm
+# Where exp's results overflow, become denormal or round to zero, on top of the EDGES.
+SCALING_EDGES = [88.72283, 88.72284, 89.0, -87.33654, -87.33655, -103.28, -103.98, -104.0,
+                 709.78, 709.79, -708.39, -745.13, -745.14, 128.0, -126.0, -149.0, -150.0,
+                 1024.0, -1022.0, -1074.0, -1075.0]
+
+
+@pytest.mark.skipif("avx512f" not in host_features(), reason="needs a host with AVX-512F")
+@pytest.mark.parametrize("name,bits", LDEXP_USERS)
+def test_native_ldexp_gives_the_portable_bits(name: str, bits: int) -> None:
+    """On AVX-512 the scaling is `llvm.ldexp` (vscalef), which rounds p * 2**k once, as the
+    portable two factors do (the first is exact): the same bits, overflow, denormals and NaN
+    included."""
+    native, portable = compiled(bits), compiled(bits, native_ldexp=False)
+    assert "@llvm.ldexp" in _function_body(native.optimized_ir, f"{name}_{bits}")
+    assert "@llvm.ldexp" not in _function_body(portable.optimized_ir, f"{name}_{bits}")
+    edges = np.array(EDGES + SCALING_EDGES + [-x for x in SCALING_EDGES], DTYPE[bits])
+    operands = [np.concatenate([x, edges]) for x in inputs(name, bits, np.random.default_rng(5))]
+    got, want = native(name, *operands), portable(name, *operands)
+    as_int = np.uint32 if bits == 32 else np.uint64
+    differ = np.flatnonzero(got.view(as_int) != want.view(as_int))
+    assert differ.size == 0, (f"{differ.size} differ, first {name}({operands[0][differ[0]]!r}) "
+                              f"= {got[differ[0]]!r}, portable {want[differ[0]]!r}")
+
+
+@pytest.mark.parametrize("cpu_name,native", [("x86-64-v4", True), ("x86-64-v3", False)])
+def test_compiler_uses_native_ldexp_only_with_avx512(cpu_name: str, native: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The llvm-cpu target asks for the ldexp instruction exactly where the CPU has it (compiling
+    needs no such CPU here: nothing runs)."""
+    seen: list[bool] = []
+    portable_ldexp = vmath._Emitter.ldexp
+
+    def ldexp(e: vmath._Emitter, p: ir.Value, k: ir.Value) -> ir.Value:
+        seen.append(e.native_ldexp)
+        return portable_ldexp(e, p, k)
+    monkeypatch.setattr(vmath._Emitter, "ldexp", ldexp)
+    src = """
+    func.func @f(%a: tensor<64xf32>) -> tensor<64xf32> {
+      %0 = math.exp %a : tensor<64xf32>
+      return %0 : tensor<64xf32>
+    }"""
+    weir.compile_string(src, "exp.mlir", weir.CompilerOptions(target_backends=("llvm-cpu",),
+                                                              llvmcpu_target_cpu=cpu_name))
+    assert seen and all(s == native for s in seen)
 
 
 def test_rejects_misuse() -> None:

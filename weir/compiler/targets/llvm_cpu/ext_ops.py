@@ -54,7 +54,8 @@ def _yields(low: EntryLowering, b: ir.IRBuilder, body: tuple[k.ScalarOp, ...],
             values[base + j] = s.push_scalar(b, low.push[int(op.attr)], op.dtype)  # type: ignore[arg-type]
             continue
         values[base + j] = s.emit_scalar(b, op.op, [values[a] for a in op.args], op.dtype,
-                                         op.attr, [dtypes[a] for a in op.args])
+                                         op.attr, [dtypes[a] for a in op.args],
+                                         native_ldexp=low.cpu.native_ldexp)
     return [values[y] for y in yields]
 
 

@@ -471,7 +471,8 @@ class EntryLowering:
                 values[base + j] = args[0]
                 continue
             values[base + j] = s.emit_scalar(b, op.op, args, op.dtype, op.attr,
-                                             [dtypes[a] for a in op.args], flags, combiner)
+                                             [dtypes[a] for a in op.args], flags, combiner,
+                                             self.cpu.native_ldexp)
         out_dtypes = [self.kv.dtype[o] for o in view.outputs]
         results = []
         for i, y in enumerate(view.yields):

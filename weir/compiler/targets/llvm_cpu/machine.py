@@ -40,6 +40,12 @@ class CpuTarget:
             return 256
         return 128
 
+    @property
+    def native_ldexp(self) -> bool:
+        """Whether LLVM lowers `llvm.ldexp` to an instruction, on vectors too (AVX-512F's
+        vscalef); elsewhere it is a libm call per element, which inline math must avoid."""
+        return "avx512f" in self.required_features
+
     def target_machine(self) -> llvm.TargetMachine:
         _initialize()
         target = llvm.Target.from_triple(self.triple)

@@ -254,19 +254,19 @@ _EXACT_IN_TYPE = frozenset({"select", "negf", "absf", "maximumf", "minimumf",
 
 def emit_scalar(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, attr: Scalar,
                 arg_dtypes: list[str], flags: tuple[str, ...] = (),
-                combiner: bool = False) -> ir.Value:
+                combiner: bool = False, native_ldexp: bool = False) -> ir.Value:
     """One scalar op; `dtype` is its result's element type, `arg_dtypes` its operands'. An
     f16/bf16 result is rounded to its type (as every op of the reference target's is), except in
     a reduction's combiner (`combiner`, or any `flags`), which accumulates in f32 there too,
-    reassociated or (no flags) in order."""
-    value = _emit(b, name, args, dtype, attr, arg_dtypes, flags)
+    reassociated or (no flags) in order. `native_ldexp`: as for vmath.emit_math."""
+    value = _emit(b, name, args, dtype, attr, arg_dtypes, flags, native_ldexp)
     if dtype in NARROW_FLOATS and name not in _EXACT_IN_TYPE and not (flags or combiner):
         return round_to(b, value, dtype)
     return value
 
 
 def _emit(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, attr: Scalar,
-          arg_dtypes: list[str], flags: tuple[str, ...]) -> ir.Value:
+          arg_dtypes: list[str], flags: tuple[str, ...], native_ldexp: bool) -> ir.Value:
     if name in ("addf", "subf", "mulf", "divf", "remf"):
         return _float_binary({"addf": "fadd", "subf": "fsub", "mulf": "fmul", "divf": "fdiv",
                               "remf": "frem"}[name])(b, args, flags)
@@ -282,7 +282,7 @@ def _emit(b: ir.IRBuilder, name: str, args: list[ir.Value], dtype: str, attr: Sc
             "minnumf": "llvm.minimumnum"}[name], args)
     if name in _MATH:
         from weir.compiler.targets.llvm_cpu.vmath import emit_math
-        return emit_math(b, name, args)
+        return emit_math(b, name, args, native_ldexp)
     if name == "cmpf":
         pred = str(attr)
         if pred in ("false", "true"):

@@ -34,7 +34,10 @@ No fast-math flags are set anywhere: NaN, infinities and signed zeros keep their
 `llvm.fmuladd` is used for the polynomials, which LLVM fuses where the target has FMA (the
 algorithms are accurate either way; the f64 reduction of `sin`/`cos` just reaches further).
 Internal rounding to an integer uses the add-a-large-constant trick rather than a rounding
-intrinsic, so nothing here needs SSE4.1. The functions that are intrinsics (`sqrt`, `absf`,
+intrinsic, so nothing here needs SSE4.1. Where the CPU has AVX-512 (`native_ldexp`), the exp
+family's final scaling by 2**k is `llvm.ldexp`, which LLVM lowers to vscalef, vectorised like
+the rest: it rounds once as the portable two multiplications do, so the bits are the same, in
+two instructions instead of eight. The functions that are intrinsics (`sqrt`, `absf`,
 `floor`, `ceil`, `round`, `roundeven`, `fma`) are emitted as such: single instructions from
 x86-64-v2 on; on baseline x86-64 LLVM turns the rounding ones into libm calls, and `fma`,
 which must round once, is a call to `fmaf`/`fma` on any CPU without FMA.
@@ -180,9 +183,11 @@ _ATAN = {
 }
 
 
-def emit_math(builder: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Value:
+def emit_math(builder: ir.IRBuilder, name: str, args: list[ir.Value],
+              native_ldexp: bool = False) -> ir.Value:
     """Emit math dialect op `name` applied to `args` (f32/f64 scalars or vectors of them, all of
-    one type) at the builder's position and return the result, of the same type."""
+    one type) at the builder's position and return the result, of the same type.
+    `native_ldexp`: the target has an ldexp instruction (CpuTarget.native_ldexp)."""
     if name not in MATH_FUNCTIONS:
         raise ValueError(f"emit_math: unknown function '{name}'")
     if len(args) != _ARITY.get(name, 1):
@@ -191,7 +196,7 @@ def emit_math(builder: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Valu
     ty = args[0].type
     if any(a.type != ty for a in args):
         raise ValueError(f"emit_math: {name} operands differ in type")
-    e = _Emitter(builder, ty)
+    e = _Emitter(builder, ty, native_ldexp)
     if name in _INTRINSICS:
         return e.intrinsic(_INTRINSICS[name], *args)
     if name == "rsqrt":
@@ -206,7 +211,7 @@ class _Emitter:
     """IR helpers for one float type (scalar or vector): constants are splatted to it, integer
     views use the integer type of the same width and lane count."""
 
-    def __init__(self, builder: ir.IRBuilder, ty: ir.Type):
+    def __init__(self, builder: ir.IRBuilder, ty: ir.Type, native_ldexp: bool = False):
         elem = ty.element if isinstance(ty, ir.VectorType) else ty
         if not isinstance(elem, (ir.FloatType, ir.DoubleType)):
             raise ValueError(f"emit_math: operands must be f32/f64 or vectors of them, not {ty}")
@@ -216,13 +221,15 @@ class _Emitter:
         self.bits = 32 if isinstance(elem, ir.FloatType) else 64
         self.fmt = _FORMATS[self.bits]
         self.ity = self.like(ir.IntType(self.bits))
+        self.native_ldexp = native_ldexp
 
     def like(self, elem: ir.Type) -> ir.Type:
         """`elem`, or a vector of it with this type's lane count."""
         return ir.VectorType(elem, self.lanes) if self.lanes else elem
 
     def with_bits(self, bits: int) -> _Emitter:
-        return _Emitter(self.b, self.like(ir.FloatType() if bits == 32 else ir.DoubleType()))
+        return _Emitter(self.b, self.like(ir.FloatType() if bits == 32 else ir.DoubleType()),
+                        self.native_ldexp)
 
     # constants and arithmetic
     def c(self, value: float) -> ir.Constant:
@@ -255,16 +262,14 @@ class _Emitter:
         return acc
 
     def intrinsic(self, name: str, *args: ir.Value) -> ir.Value:
-        ty = args[0].type
-        elem = ty.element if isinstance(ty, ir.VectorType) else ty
-        suffix = "f32" if isinstance(elem, ir.FloatType) else "f64"
-        if isinstance(ty, ir.VectorType):
-            suffix = f"v{ty.count}{suffix}"
-        full = f"llvm.{name}.{suffix}"
-        module = self.b.module
-        fn = module.globals.get(full)
+        """llvm.NAME on operands of one type, overloaded on it."""
+        return self.call(f"llvm.{name}.{_overload(args[0].type)}", args[0].type, *args)
+
+    def call(self, name: str, result: ir.Type, *args: ir.Value) -> ir.Value:
+        """Call function `name`, declared on first use."""
+        fn = self.b.module.globals.get(name)
         if fn is None:
-            fn = ir.Function(module, ir.FunctionType(ty, [ty] * len(args)), full)
+            fn = ir.Function(self.b.module, ir.FunctionType(result, [a.type for a in args]), name)
         return self.b.call(fn, args)
 
     def fabs(self, x: ir.Value) -> ir.Value:
@@ -321,8 +326,17 @@ class _Emitter:
                                         self.ic(self.fmt.mantissa)))
 
     def ldexp(self, p: ir.Value, k: ir.Value) -> ir.Value:
-        """p * 2**k for k down to twice the smallest exponent: two factors, so that results
-        that overflow become inf and ones that underflow round correctly to denormals."""
+        """p * 2**k for k down to twice the smallest exponent, rounded once: results that
+        overflow become inf and ones that underflow round correctly to denormals. With
+        `native_ldexp` that is `llvm.ldexp` (vscalef and an int-to-float conversion, where two
+        factors cost eight instructions); elsewhere LLVM would call libm's ldexp per element,
+        so it is two factors built from k's bits, the first product exact."""
+        if self.native_ldexp:
+            # An i32 exponent in both formats (k is far inside its range): converting it to
+            # f64 needs no AVX-512DQ, as an i64 would.
+            exponent = k if self.bits == 32 else self.b.trunc(k, self.like(ir.IntType(32)))
+            return self.call(f"llvm.ldexp.{_overload(self.ty)}.{_overload(exponent.type)}",
+                             self.ty, p, exponent)
         half = self.b.ashr(k, self.ic(1))
         return self.mul(self.mul(p, self.pow2(half)), self.pow2(self.b.sub(k, half)))
 
@@ -332,6 +346,15 @@ class _Emitter:
         a = self.fabs(x)
         rounded = self.sub(self.add(a, big), big)
         return self.b.or_(self.ge(a, big), self.eq(rounded, a))
+
+
+def _overload(ty: ir.Type) -> str:
+    """The suffix naming an intrinsic's instance for `ty`: f32, f64, i32, v16f32, ..."""
+    if isinstance(ty, ir.VectorType):
+        return f"v{ty.count}{_overload(ty.element)}"
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
+    return "f32" if isinstance(ty, ir.FloatType) else "f64"
 
 
 # exp family
@@ -577,17 +600,12 @@ def _atan2(e: _Emitter, y: ir.Value, x: ir.Value) -> ir.Value:
 
 def _libm(e: _Emitter, name: str, *args: ir.Value) -> ir.Value:
     """The f64 libm function, lane by lane for vectors."""
-    module = e.b.module
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.DoubleType(), [ir.DoubleType()] * len(args)),
-                         name)
     if not e.lanes:
-        return e.b.call(fn, args)
+        return e.call(name, e.ty, *args)
     result: ir.Value = ir.Constant(e.ty, None)
     for lane in range(e.lanes):
         index = ir.Constant(ir.IntType(32), lane)
-        value = e.b.call(fn, [e.b.extract_element(a, index) for a in args])
+        value = e.call(name, ir.DoubleType(), *(e.b.extract_element(a, index) for a in args))
         result = e.b.insert_element(result, value, index)
     return result
 
