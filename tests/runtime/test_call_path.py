@@ -48,7 +48,7 @@ def test_from_numpy_copies_any_layout_into_a_buffer_of_its_own(name: str) -> Non
     np.testing.assert_array_equal(view.to_numpy_copy(), array)
 
 
-def test_results_are_copies_and_inputs_are_left_alone() -> None:
+def test_results_are_the_callers_own_and_inputs_are_left_alone() -> None:
     instance = Instance()
     ctx = Context(instance, devices=[instance.create_device("local-sync")],
                   modules=[load_module_bytes(serialize(mul_module()))])
@@ -59,7 +59,12 @@ def test_results_are_copies_and_inputs_are_left_alone() -> None:
     np.testing.assert_array_equal(first, [5, 12, 21, 32])  # not overwritten by the next call
     np.testing.assert_array_equal(second, [25, 36, 49, 64])
     np.testing.assert_array_equal(a, [1, 2, 3, 4])
-    assert first.flags.writeable and first.flags.owndata
+    # The caller's own: writable, and no other result, argument or later call shares it (a
+    # result buffer only its call made is handed over rather than copied).
+    assert first.flags.writeable and not np.shares_memory(first, second)
+    first[:] = 0
+    np.testing.assert_array_equal(mul(a, b), [5, 12, 21, 32])
+    np.testing.assert_array_equal(second, [25, 36, 49, 64])
     with pytest.raises(InputError, match=r"function 'mul' expects 2 argument\(s\), got 3"):
         mul(a, b, b)
 

@@ -1,5 +1,7 @@
-"""Tensor arguments at the Python API: a numpy array becomes a fresh device buffer in one copy,
-after its shape and element type were checked against what the function declares.
+"""Tensor arguments at the Python API: a numpy array becomes a device buffer, after its shape
+and element type were checked against what the function declares: lent as it is to a
+synchronous call when its memory is C-contiguous in the host's order (no copy: a decode step
+passes its whole KV cache), else a fresh buffer in one copy.
 
 A compiled function checks its arguments itself (`hal.buffer_view.assert`), but only once they
 are in device buffers: a wrong 256 MiB input would be copied whole before being refused. Its
@@ -10,8 +12,9 @@ A big-endian array (a `>f4` npy file) is swapped to the host's order by that one
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -79,10 +82,13 @@ def _element_type(array: np.ndarray) -> str:
     return element_type_of(dtype if dtype.isnative else dtype.newbyteorder("="))
 
 
-def tensor_argument(expected: TensorType | None, function: str, index: int) -> Converter:
+def tensor_argument(expected: TensorType | None, function: str, index: int,
+                    borrow: bool = False) -> Converter:
     """The converter of an `r` argument: arrays (and numpy scalars) checked against `expected`
-    (when known) and copied into a fresh buffer; other values (buffer views, fences, Python
-    scalars passed through `r`) as they are."""
+    (when known) and copied into a fresh buffer, or with `borrow` lent without a copy when
+    their memory allows (`BufferView.borrow`: a synchronous call, which `release_borrowed`
+    ends); other values (buffer views, fences, Python scalars passed through `r`) as they
+    are."""
     # (numpy dtype, shape) pairs already checked and accepted, with their element type: a
     # program is called with the same few layouts, so the check is done once for each (a few
     # dozen kept; the others are checked on every call, as before).
@@ -92,6 +98,8 @@ def tensor_argument(expected: TensorType | None, function: str, index: int) -> C
         if type(value) is np.ndarray and allocator is not None:
             dtype = accepted.get((value.dtype, value.shape))
             if dtype is not None:
+                if borrow and _lendable(value):
+                    return BufferView.borrow(value, dtype)
                 return BufferView.from_numpy_as(value, dtype, allocator)
         if not isinstance(value, (np.ndarray, np.generic)):
             return value
@@ -102,8 +110,30 @@ def tensor_argument(expected: TensorType | None, function: str, index: int) -> C
                              f"{expected}, got {_describe(dtype, array.shape)}")
         if array.dtype.isnative and len(accepted) < _ACCEPTED_LAYOUTS:
             accepted[(array.dtype, array.shape)] = dtype
+        if borrow and array is value and array.dtype.isnative and _lendable(array):
+            return BufferView.borrow(array, dtype)
         return array_to_view(array, dtype, allocator)
     return convert
+
+
+def _lendable(array: np.ndarray) -> bool:
+    """Memory a buffer can be over as it is: C order, aligned, some bytes (numpy's dtype
+    checks come before: native order, an element type weir has)."""
+    flags = array.flags
+    return flags.c_contiguous and flags.aligned and array.nbytes > 0
+
+
+def release_borrowed(views: Sequence[Any]) -> None:
+    """Ends the loan of the call's borrowed arguments (`views`, the converted arguments, the
+    caller's only reference to them after the call): one the program still refers to keeps a
+    copy of the caller's bytes. References counted: `views`, the loop's name and
+    getrefcount's argument for the view; the view's attribute, `buffer` and getrefcount's
+    argument for its buffer."""
+    for view in views:
+        if type(view) is BufferView and view.buffer.borrowed:
+            buffer = view.buffer
+            if sys.getrefcount(view) > 3 or sys.getrefcount(buffer) > 3:
+                buffer.keep_private()
 
 
 _ACCEPTED_LAYOUTS = 32

@@ -11,8 +11,10 @@
     array([0., 1., 2., 3.], dtype=float32)
 
 `Function.__call__` takes numpy arrays and Python scalars (arrays are checked against the
-function's declared argument types, then copied into fresh device buffers in the host's byte
-order) and returns numpy copies; `invoke_views` is the low-level form on BufferViews. Both take
+function's declared argument types; a C-contiguous array of the host's byte order is lent to
+the call as it is, any other copied into a fresh device buffer in that order) and returns numpy
+arrays nothing else refers to (a result buffer only the call made is handed over, any other
+copied); `invoke_views` is the low-level form on BufferViews. Both take
 `timeout=` seconds: every wait of the call (and every host loop) stops there with
 `DeadlineExceeded`; `with deadline(seconds, "what"):` bounds several calls at once.
 `await fn.call_async(...)` is the call from asyncio (asyncio_bridge.py).
@@ -20,6 +22,7 @@ order) and returns numpy copies; `invoke_views` is the low-level form on BufferV
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -27,7 +30,7 @@ import numpy as np
 
 from weir.errors import InputError, LoadError, RuntimeFault, WeirError
 from weir.runtime.abi_scalars import declared_scalar_types, scalar_argument, scalar_result
-from weir.runtime.abi_tensors import declared_tensor_types, tensor_argument
+from weir.runtime.abi_tensors import declared_tensor_types, release_borrowed, tensor_argument
 from weir.format.image import CallModel, Signature
 from weir.format.module_file import deserialize, load_file
 from weir.runtime.asyncio_bridge import await_scheduled, run_in_executor
@@ -93,6 +96,13 @@ class Function:
                 _from_vm if t is None else scalar_result(t) for t in self._declared[1])
         self._allocator = context.devices[0].allocator if context.devices else None
         self._convert_all = _all_converted(self._converters)
+        # `__call__`'s own: arrays declared as tensors are lent to the call, not copied (it
+        # waits for its results, so nothing reads them later). Other arguments (an output's
+        # storage is a buffer) and the other entry points (`call_async` returns first) copy.
+        self._convert_lent = _all_converted(tuple(
+            tensor_argument(tensors[i], short, i, borrow=True)
+            if t == "r" and tensors[i] is not None else convert
+            for i, (t, convert) in enumerate(zip(args, self._converters))))
         # The usual call, which `__call__` writes out: synchronous, one result, no conversion.
         self._plain = not (self._coarse or self._num_results != 1 or self._result_converters)
 
@@ -207,32 +217,37 @@ class Function:
         return RuntimeFault(f"{self.name}: {type(e).__name__}: {e}")
 
     def __call__(self, *args: Any, timeout: float | None = None) -> Any:
-        """numpy arrays / Python scalars in; numpy arrays (copies) / scalars out. One result is
-        returned as is, several as a tuple, none as None. `timeout`: seconds the call may take
+        """numpy arrays / Python scalars in; numpy arrays (the caller's own) / scalars out.
+        One result is returned as is, several as a tuple, none as None. `timeout`: seconds the call may take
         (its waits and host loops raise `DeadlineExceeded` after); None for no limit."""
         if timeout is not None:
             with deadline(timeout, self.name):
                 return self(*args)
-        if not self._plain:
-            vm_args = self._to_vm_args(args)
-            return self._from_vm_results(
-                self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args))
-        # The usual call, written out: a synchronous function with one result (a few frames
-        # and tuples fewer on a path that costs tens of microseconds in all).
         if len(args) != self._num_user_args:
             self._check_arity(args)
         try:
-            vm_args = self._convert_all(args, self._allocator)
+            vm_args = self._convert_lent(args, self._allocator)
         except InputError as e:
             raise self._which_argument(args, e) from None
         try:
-            result = self._call(*vm_args)
-        except Exception as e:
-            error = self._call_error(e)
-            if error is e:
-                raise
-            raise error from (None if isinstance(e, InputError) else e)
-        return result.to_numpy_copy() if type(result) is BufferView else _from_vm(result)
+            if not self._plain:
+                return self._from_vm_results(
+                    self._invoke_coarse(vm_args) if self._coarse else self._invoke(vm_args),
+                    owned=True)
+            # The usual call, written out: a synchronous function with one result (a few
+            # frames and tuples fewer on a path that costs tens of microseconds in all).
+            try:
+                result = self._call(*vm_args)
+            except Exception as e:
+                error = self._call_error(e)
+                if error is e:
+                    raise
+                raise error from (None if isinstance(e, InputError) else e)
+            if type(result) is not BufferView:
+                return _from_vm(result)
+            return result.to_numpy() if _owned(result, 3) else result.to_numpy_copy()
+        finally:
+            release_borrowed(vm_args)
 
     async def call_async(self, *args: Any, timeout: float | None = None) -> Any:
         """`await fn.call_async(*args)`: `fn(*args)` (same conversions, errors and `timeout`)
@@ -258,15 +273,24 @@ class Function:
         except InputError as e:
             raise self._which_argument(args, e) from None
 
-    def _from_vm_results(self, results: tuple[Any, ...]) -> Any:
-        """numpy copies (later calls cannot change them); one result as is, several as a tuple,
-        none as None."""
+    def _from_vm_results(self, results: tuple[Any, ...], owned: bool = False) -> Any:
+        """numpy arrays later calls cannot change: views of buffers only this call made and
+        nothing else holds when `owned` (the caller's `results` is their only holder), else
+        copies; one result as is, several as a tuple, none as None."""
         if self._result_converters:
             results = tuple(convert(r) for convert, r in zip(self._result_converters, results))
+        if owned and len(results) > 1:
+            buffers = [id(r.buffer) for r in results if type(r) is BufferView]
+            owned = len(set(buffers)) == len(buffers)  # else views would alias each other
         if len(results) == 1:
             result = results[0]
+            if type(result) is BufferView and owned and _owned(result, 4):
+                return result.to_numpy()
             return result.to_numpy_copy() if isinstance(result, BufferView) else result
-        return tuple(map(_from_vm, results)) if results else None
+        if not results:
+            return None
+        return tuple(r.to_numpy() if owned and type(r) is BufferView and _owned(r, 4)
+                     else _from_vm(r) for r in results)
 
     def _which_argument(self, args: Sequence[Any], error: InputError) -> InputError:
         """A conversion failed: the same error, naming the function and the argument (found
@@ -318,6 +342,17 @@ def _float_to_vm(value: Any, allocator: Allocator | None) -> float:
 _CONVERTERS: dict[str, Callable[[Any, Allocator | None], Any]] = {
     "i": _int_to_vm, "I": _int_to_vm, "f": _float_to_vm, "F": _float_to_vm,
 }
+
+
+def _owned(view: BufferView, holders: int) -> bool:
+    """Whether `view`'s memory may become the caller's array: a writable buffer over memory of
+    its own (not a slab's part, a constant or a borrowed argument), referred to by nothing but
+    `view`, which has `holders` references counting getrefcount's argument (the caller's
+    names and containers): a global or a custom module keeping it would see the caller's
+    changes, and later calls would see them through it."""
+    buffer = view.buffer
+    return not buffer.read_only and buffer.data.base is None and \
+        sys.getrefcount(view) <= holders and sys.getrefcount(buffer) <= 3
 
 
 def _from_vm(value: Any) -> Any:

@@ -20,7 +20,8 @@ _UINT8 = np.dtype(np.uint8)
 class Buffer:
     """A range of device-visible, host-mappable bytes."""
 
-    __slots__ = ("data", "byte_length", "read_only", "_address", "_counter", "__weakref__")
+    __slots__ = ("data", "byte_length", "read_only", "borrowed", "_address", "_counter",
+                 "_lent", "__weakref__")
 
     def __init__(self, data: np.ndarray) -> None:
         if not isinstance(data, np.ndarray) or data.ndim != 1 or data.dtype != _UINT8:
@@ -30,6 +31,8 @@ class Buffer:
         # of asking numpy on every range check of every dispatch.
         self.byte_length: int = len(data)
         self.read_only: bool = not data.flags.writeable
+        # The memory is a caller's array, lent for one synchronous call (`borrow`).
+        self.borrowed = False
         self._address: int | None = None
         # The counter of the allocator that made it (None: memory someone else owns). Held so
         # the counter, and the process-wide totals, outlive the allocator while this lives.
@@ -54,6 +57,7 @@ class Buffer:
         buffer.data = data
         buffer.byte_length = length = len(data)
         buffer.read_only = False
+        buffer.borrowed = False
         buffer._address = None
         buffer._counter = counter
         counter.track(buffer, length)  # the one place buffers are counted (a meter hooks it)
@@ -65,6 +69,37 @@ class Buffer:
         arr = np.frombuffer(data, dtype=np.uint8)
         arr.flags.writeable = False
         return Buffer(arr)
+
+    @staticmethod
+    def borrow(array: np.ndarray) -> Buffer:
+        """The memory of a caller's non-empty C-contiguous array, read-only, for the length of
+        one synchronous call: its argument is then not copied (a decode step's KV cache is
+        most of what it reads). Programs never write their arguments (dispatches write fresh
+        results; a write would find the buffer read-only and fail); what the program still
+        holds after the call gets a copy of its own (`keep_private`), so the caller keeps
+        ownership of the array as with a copy."""
+        data = np.frombuffer(array, _UINT8)
+        data.flags.writeable = False
+        buffer = Buffer.__new__(Buffer)
+        buffer.data = data
+        buffer.byte_length = len(data)
+        buffer.read_only = buffer.borrowed = True
+        buffer._address = None
+        buffer._counter = None
+        return buffer
+
+    def keep_private(self) -> None:
+        """A borrowed buffer the program kept past the call (a global, a custom module's
+        state) takes a copy of the caller's bytes: later changes to the array do not reach
+        it. Native code finds the new memory: addresses are looked up per call."""
+        data = self.data.copy()
+        data.flags.writeable = False
+        # The caller's memory stays referenced: work still in flight after a failed or
+        # timed-out call may have been handed its array.
+        self._lent = self.data
+        self.data = data
+        self._address = None
+        self.borrowed = False
 
     def subspan(self, offset: int, length: int) -> Buffer:
         """`length` bytes from `offset`, as a buffer over the same memory (no copy): a packed

@@ -71,6 +71,20 @@ class BufferView:
         view._np_dtype = array.dtype
         return view
 
+    @staticmethod
+    def borrow(array: np.ndarray, dtype: str) -> BufferView:
+        """`from_numpy_as` without the copy, for a synchronous call (`Buffer.borrow`): a
+        native, aligned, non-empty C-contiguous array of element type `dtype`."""
+        buffer = Buffer.borrow(array)
+        view = BufferView.__new__(BufferView)
+        view.buffer = buffer
+        view.byte_offset = 0
+        view.dtype = dtype
+        view.shape = array.shape
+        view.byte_length = buffer.byte_length
+        view._np_dtype = array.dtype
+        return view
+
     def __repr__(self) -> str:
         return f"<hal.buffer_view {format_type(self.dtype, self.shape)}>"
 
