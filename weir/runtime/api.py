@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 import numpy as np
 
@@ -193,14 +193,19 @@ class Function:
         try:
             result = self._call(*call_args)
         except Exception as e:
-            error = self._call_error(e)
-            if error is e:
-                raise
-            raise error from (None if isinstance(e, InputError) else e)
+            self._raise_call_error(e)
         nres = self._num_results
         if nres == 1:
             return (result,)
         return () if nres == 0 else tuple(result)
+
+    def _raise_call_error(self, e: Exception) -> NoReturn:
+        """Raises what a call that raised `e` raises (`_call_error`), chained to `e` unless it
+        is `e` itself or an argument check's."""
+        error = self._call_error(e)
+        if error is e:
+            raise e
+        raise error from (None if isinstance(e, InputError) else e)
 
     def _call_error(self, e: Exception) -> Exception:
         """What a call that raised `e` raises: the program's own argument checks name the
@@ -218,8 +223,9 @@ class Function:
 
     def __call__(self, *args: Any, timeout: float | None = None) -> Any:
         """numpy arrays / Python scalars in; numpy arrays (the caller's own) / scalars out.
-        One result is returned as is, several as a tuple, none as None. `timeout`: seconds the call may take
-        (its waits and host loops raise `DeadlineExceeded` after); None for no limit."""
+        One result is returned as is, several as a tuple, none as None. `timeout`: seconds the
+        call may take (its waits and host loops raise `DeadlineExceeded` after); None for no
+        limit."""
         if timeout is not None:
             with deadline(timeout, self.name):
                 return self(*args)
@@ -239,10 +245,7 @@ class Function:
             try:
                 result = self._call(*vm_args)
             except Exception as e:
-                error = self._call_error(e)
-                if error is e:
-                    raise
-                raise error from (None if isinstance(e, InputError) else e)
+                self._raise_call_error(e)
             if type(result) is not BufferView:
                 return _from_vm(result)
             return result.to_numpy() if _owned(result, 3) else result.to_numpy_copy()

@@ -46,36 +46,25 @@ class BufferView:
     def from_numpy(array: np.ndarray, allocator: Allocator | None = None) -> BufferView:
         """Copies `array` into a fresh buffer (callers keep ownership of their array)."""
         arr = array if type(array) is np.ndarray else np.asarray(array)
-        dtype = element_type_of(arr.dtype)
-        buffer = (allocator or Allocator()).allocate_copy(arr)
-        view = BufferView.__new__(BufferView)  # checked by construction: skip __init__'s checks
-        view.buffer = buffer
-        view.byte_offset = 0
-        view.dtype = dtype
-        view.shape = arr.shape
-        view.byte_length = buffer.byte_length
-        view._np_dtype = arr.dtype
-        return view
+        return BufferView._whole(
+            (allocator or Allocator()).allocate_copy(arr), element_type_of(arr.dtype), arr)
 
     @staticmethod
     def from_numpy_as(array: np.ndarray, dtype: str, allocator: Allocator) -> BufferView:
         """`from_numpy` for an array of a native dtype whose element type the caller already
         knows (`dtype`): a call's arguments, checked once per layout."""
-        buffer = allocator.allocate_copy(array)
-        view = BufferView.__new__(BufferView)
-        view.buffer = buffer
-        view.byte_offset = 0
-        view.dtype = dtype
-        view.shape = array.shape
-        view.byte_length = buffer.byte_length
-        view._np_dtype = array.dtype
-        return view
+        return BufferView._whole(allocator.allocate_copy(array), dtype, array)
 
     @staticmethod
     def borrow(array: np.ndarray, dtype: str) -> BufferView:
         """`from_numpy_as` without the copy, for a synchronous call (`Buffer.borrow`): a
         native, aligned, non-empty C-contiguous array of element type `dtype`."""
-        buffer = Buffer.borrow(array)
+        return BufferView._whole(Buffer.borrow(array), dtype, array)
+
+    @staticmethod
+    def _whole(buffer: Buffer, dtype: str, array: np.ndarray) -> BufferView:
+        """A view of all of `buffer`, which holds `array`'s elements in C order: checked by
+        construction, so `__init__`'s checks are skipped (arguments are made on every call)."""
         view = BufferView.__new__(BufferView)
         view.buffer = buffer
         view.byte_offset = 0
