@@ -17,22 +17,22 @@ from weir.runtime.hal.buffer_view import BufferView
 from weir.runtime.vm.native_module import NativeModule, export
 
 PROGRAM = """
-func.func private @keeper.keep(tensor<4xf32>) -> tensor<4xf32>
+func.func private @keeper.keep(tensor<4096xf32>) -> tensor<4096xf32>
 func.func @double(%x: tensor<131072xf32>) -> tensor<131072xf32> {
   %0 = arith.addf %x, %x : tensor<131072xf32>
   return %0 : tensor<131072xf32>
 }
-func.func @same(%x: tensor<4xf32>) -> tensor<4xf32> {
-  return %x : tensor<4xf32>
+func.func @same(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  return %x : tensor<4096xf32>
 }
-func.func @twice(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %0 = arith.addf %x, %x : tensor<4xf32>
-  return %0, %0 : tensor<4xf32>, tensor<4xf32>
+func.func @twice(%x: tensor<4096xf32>) -> (tensor<4096xf32>, tensor<4096xf32>) {
+  %0 = arith.addf %x, %x : tensor<4096xf32>
+  return %0, %0 : tensor<4096xf32>, tensor<4096xf32>
 }
-func.func @kept(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = func.call @keeper.keep(%x) : (tensor<4xf32>) -> tensor<4xf32>
-  %1 = arith.addf %0, %0 : tensor<4xf32>
-  return %1 : tensor<4xf32>
+func.func @kept(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = func.call @keeper.keep(%x) : (tensor<4096xf32>) -> tensor<4096xf32>
+  %1 = arith.addf %0, %0 : tensor<4096xf32>
+  return %1 : tensor<4096xf32>
 }
 """
 TARGETS = ["llvm-cpu", "reference"]
@@ -89,25 +89,25 @@ def test_an_argument_is_lent_and_the_result_handed_over() -> None:
 
 
 def test_an_argument_returned_as_it_is_comes_back_as_a_copy(context: weir.Context) -> None:
-    x = np.arange(4, dtype=np.float32)
+    x = np.arange(4096, dtype=np.float32)
     out = context.lookup_function("same")(x)
     assert not np.shares_memory(out, x)
     out[:] = 9
-    np.testing.assert_array_equal(x, np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(x, np.arange(4096, dtype=np.float32))
 
 
 def test_two_results_over_one_buffer_are_two_arrays(context: weir.Context) -> None:
-    a, b = context.lookup_function("twice")(np.arange(4, dtype=np.float32))
+    a, b = context.lookup_function("twice")(np.arange(4096, dtype=np.float32))
     assert not np.shares_memory(a, b)
     a[:] = 0
-    np.testing.assert_array_equal(b, [0, 2, 4, 6])
+    np.testing.assert_array_equal(b, np.arange(4096, dtype=np.float32) * 2)
 
 
 def test_an_argument_a_module_keeps_is_its_own_copy(context: weir.Context) -> None:
-    x = np.arange(4, dtype=np.float32)
+    x = np.arange(4096, dtype=np.float32)  # 16 KiB: lent (smaller arrays are copied)
     np.testing.assert_array_equal(context.lookup_function("kept")(x), x * 2)
     state = context.module_state("keeper")
     assert state["lent"]  # the caller's memory during the call ...
     x[:] = -7  # ... and not after it
-    np.testing.assert_array_equal(state["view"].to_numpy(), np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(state["view"].to_numpy(), np.arange(4096, dtype=np.float32))
     assert not state["view"].buffer.borrowed

@@ -84,7 +84,9 @@ class Buffer:
         buffer.data = data
         buffer.byte_length = len(data)
         buffer.read_only = buffer.borrowed = True
-        buffer._address = None
+        # Found through the caller's array while it is writable: ctypes refuses the read-only
+        # view, and numpy's way costs three times as much (a call passes every binding).
+        buffer._address = address_of(array) if array.flags.writeable else None
         buffer._counter = None
         return buffer
 
