@@ -1,6 +1,7 @@
 // Checks that a pad (a fill of a constant and an insert, as decompose-pad-and-concat leaves
-// tensor.pad) read as a convolution's input joins the convolution's region, and that pads
-// read by anything else, or filled with a value the host computes, stay regions of their own.
+// tensor.pad) read as a convolution's or a pooling's input joins that op's region, and that
+// pads read by anything else, or filled with a value the host computes, stay regions of their
+// own.
 // RUN: weir-opt --split-input-file --form-dispatch-regions %s | filecheck %s
 
 // CHECK-LABEL: func.func @pad_into_conv
@@ -47,15 +48,14 @@ func.func @shared_pad_into_depthwise(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8xf
 
 // -----
 
-// A pooling window reads its pad from memory: two regions.
+// A max pool's -inf pad joins the pooling's region as well.
 // CHECK-LABEL: func.func @pad_into_pool
-// CHECK: "flow.dispatch.region"() ({
-// CHECK: tensor.insert_slice
-// CHECK-NOT: linalg.pooling_nhwc_max
-// CHECK: "flow.return"
-// CHECK: "flow.dispatch.region"() ({
-// CHECK-NOT: tensor.insert_slice
-// CHECK: linalg.pooling_nhwc_max
+// CHECK-NEXT: %[[R:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[PAD:.*]] = tensor.insert_slice %x into %{{.*}}[0, 1, 1, 0] [1, 8, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[POOL:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x10x10x8xf32>, tensor<3x3xf32>)
+// CHECK-NEXT: "flow.return"(%[[POOL]])
+// CHECK-NOT: "flow.dispatch.region"
+// CHECK: func.return %[[R]]
 func.func @pad_into_pool(%x: tensor<1x8x8x8xf32>) -> tensor<1x4x4x8xf32> {
   %low = arith.constant -3.4028234663852886e+38 : f32
   %e = tensor.empty() : tensor<1x10x10x8xf32>
@@ -66,6 +66,36 @@ func.func @pad_into_pool(%x: tensor<1x8x8x8xf32>) -> tensor<1x4x4x8xf32> {
   %acc = linalg.fill ins(%low : f32) outs(%init : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
   %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %window : tensor<1x10x10x8xf32>, tensor<3x3xf32>) outs(%acc : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
   return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// A sum pool's pad of zeros read by an NCHW pooling, with an average's division after it: one
+// region, the division its epilogue.
+// CHECK-LABEL: func.func @pad_into_nchw_sum_pool
+// CHECK-NEXT: %[[R:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[PAD:.*]] = tensor.insert_slice %x into
+// CHECK: %[[POOL:.*]] = linalg.pooling_nchw_sum {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x8x6x6xf32>, tensor<2x2xf32>)
+// CHECK: %[[AVG:.*]] = linalg.generic
+// CHECK: "flow.return"(%[[AVG]])
+// CHECK-NOT: "flow.dispatch.region"
+// CHECK: func.return %[[R]]
+func.func @pad_into_nchw_sum_pool(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %four = arith.constant 4.0 : f32
+  %e = tensor.empty() : tensor<1x8x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %p = tensor.insert_slice %x into %f[0, 0, 1, 1] [1, 8, 4, 4] [1, 1, 1, 1] : tensor<1x8x4x4xf32> into tensor<1x8x6x6xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %init = tensor.empty() : tensor<1x8x3x3xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32>
+  %0 = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %window : tensor<1x8x6x6xf32>, tensor<2x2xf32>) outs(%acc : tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32>
+  %avg = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<1x8x3x3xf32>) outs(%init : tensor<1x8x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.divf %in, %four : f32
+    linalg.yield %d : f32
+  } -> tensor<1x8x3x3xf32>
+  return %avg : tensor<1x8x3x3xf32>
 }
 
 // -----

@@ -16,8 +16,8 @@ reader reads (no dispatch of its own). A reshape nothing fuses stays on the host
 free. A
 `tensor.insert_slice` writes a window of its destination; it is a root, and pulls in a
 destination that is itself an insert used only there, so a chain of inserts (a concat, or a pad's
-fill and insert) is one dispatch writing each element once. A pad read by a convolution as its
-input is taken into the convolution's dispatch instead (`_is_padded_input`).
+fill and insert) is one dispatch writing each element once. A pad read by a convolution or a
+pooling as its input is taken into that op's dispatch instead (`_is_padded_input`).
 
 A contraction or reduction also takes its elementwise consumers (bias add, activation, residual
 add, a mean's division) as an epilogue: the chain of sole users that read it element for element,
@@ -37,7 +37,7 @@ from weir.compiler.shapes import dynamic_dims
 from weir.compiler.state import CompilationState
 from weir.dialects import flow, iree_linalg_ext, linalg_ext
 from weir.dialects.iree_linalg_ext_map import MapOp
-from weir.ir.window_ops import KERNEL_WINDOWS, WINDOW_LAYOUTS
+from weir.ir.window_ops import KERNEL_WINDOWS
 from weir.ir.upstream import (
     AffineConstantExpr,
     AnyFloat,
@@ -187,14 +187,13 @@ def _is_chained_insert(consumer: Operation, operand: SSAValue) -> bool:
 
 
 def _is_padded_input(consumer: Operation, operand: SSAValue) -> bool:
-    """`operand` is the input of convolution `consumer` and a pad as decompose-pad-and-concat
-    leaves it: an insert of a static tensor with elements, at static offsets with unit steps,
-    into a fill of a constant. The convolution's dispatch takes it along and reads the image
-    through the window's bounds (the llvm-cpu target's `KernelValues.padded_inputs`), so the
-    padded copy of the activation is never written, nor read back."""
-    layout = WINDOW_LAYOUTS.get(consumer.name)
-    if consumer.name not in KERNEL_WINDOWS or layout is None or layout.pooling is not None or \
-            operand is not consumer.operands[0]:
+    """`operand` is the input of convolution or pooling `consumer` and a pad as
+    decompose-pad-and-concat leaves it: an insert of a static tensor with elements, at static
+    offsets with unit steps, into a fill of a constant. The window op's dispatch takes it along
+    and reads the image through the window's bounds (the llvm-cpu target's
+    `KernelValues.padded_inputs`), so the padded copy of the activation is never written, nor
+    read back (a max pool's -inf pad cost twice the pool itself as a dispatch of its own)."""
+    if consumer.name not in KERNEL_WINDOWS or operand is not consumer.operands[0]:
         return False
     insert = operand.owner
     if not isinstance(insert, tensor.InsertSliceOp) or insert.offsets or insert.sizes or \

@@ -9,8 +9,9 @@ and written back in its own layout), so every layout keeps the GEMM and the row 
 
 A 1x1 f32 convolution of channels-first images is one GEMM per image and range of rows,
 straight into the output (pointwise_conv.py). Depthwise convolution of f32 with static sizes
-is vectorised (depthwise.py); other depthwise convolutions and pooling have no contraction:
-plain loops over the output, the window innermost."""
+is vectorised (depthwise.py), and so is NHWC pooling of f32 with static sizes (pooling.py);
+other depthwise convolutions and poolings have no contraction: plain loops over the output,
+the window innermost, reading a padded input element by element through its bounds."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ from weir.compiler.targets.llvm_cpu.depthwise import (
 from weir.compiler.targets.llvm_cpu.direct_conv import direct_kernel, lower_direct
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.compiler.targets.llvm_cpu.pooling import lower_vector_pool, vector_pool_applies
 from weir.compiler.targets.llvm_cpu.pointwise_conv import (
     lower_pointwise,
     lower_pointwise_nhwc,
@@ -239,6 +241,8 @@ def _lower_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
 
 def lower_pool(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Pool2D,
                partitioned: bool) -> tuple[k.Dim, int]:
+    if vector_pool_applies(low, n, op):
+        return lower_vector_pool(low, b, n, op, partitioned)
     dtype = low.kv.dtype[(n, 0)]
     combine_op = "addf" if op.kind == "sum" else "maximumf"
     if not s.is_float(dtype):

@@ -33,7 +33,7 @@ from weir.compiler.targets.llvm_cpu.contraction import (
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
-from weir.compiler.targets.llvm_cpu.padded_input import PaddedImage, padded_image
+from weir.compiler.targets.llvm_cpu.padded_input import PaddedImage, inside, padded_image
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
@@ -141,21 +141,15 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
     inner_lo, inner_hi = image.inner_outputs(1, out_w, kw_n, sw, dw) if image else (0, out_w)
 
     def block(cb: ir.IRBuilder, ch: ir.Value, width: int) -> None:
-        weights = [[_load(cb, fm.address(cb, [I64(kh), I64(kw), ch]), width)
+        weights = [[load_f32(cb, fm.address(cb, [I64(kh), I64(kw), ch]), width)
                     for kw in range(kw_n)] for kh in range(kh_n)]
-        start = None if bias is None else _load(cb, cb.gep(bias, [ch], inbounds=True), width)
-        pad = None if image is None else image.pad if width == 1 else \
-            ir.Constant(ir.VectorType(_F32, width), [image.pad.constant] * width)
-
-        def inside(pb: ir.IRBuilder, x: ir.Value, size: int) -> tuple[ir.Value, ir.Value]:
-            """Whether index x lies in [0, size), and x clamped there (an address that exists)."""
-            ok = pb.and_(pb.icmp_signed(">=", x, I64(0)), pb.icmp_signed("<", x, I64(size)))
-            return ok, pb.select(ok, x, I64(0))
+        start = None if bias is None else load_f32(cb, cb.gep(bias, [ch], inbounds=True), width)
+        pad = None if image is None else image.pad_lanes(width)
 
         def pixels(pb: ir.IRBuilder, first: ir.Value, count: int, check_w: bool) -> None:
             outs = [pb.gep(c.ptr, [pb.add(pb.mul(pb.add(first, I64(u)), c.ld), ch)],
                            inbounds=True) for u in range(count)]
-            accs = [_load(pb, out, width) if start is None else start for out in outs]
+            accs = [load_f32(pb, out, width) if start is None else start for out in outs]
             for kh in range(kh_n):
                 ih = pb.add(pb.mul(at["H"], I64(sh)), I64(kh * dh - top))
                 row_ok = None
@@ -168,13 +162,13 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
                         if check_w:
                             col_ok, iw = inside(pb, iw, cols)
                             ok = col_ok if ok is None else pb.and_(ok, col_ok)
-                        value = _load(pb, xm.address(pb, [at["N"], ih, iw, ch]), width)
+                        value = load_f32(pb, xm.address(pb, [at["N"], ih, iw, ch]), width)
                         if ok is not None:
                             assert pad is not None
                             value = pb.select(ok, value, pad)
                         accs[u] = fmuladd(pb, value, weights[kh][kw], accs[u])
             for acc, out in zip(accs, outs):
-                _store(pb, acc, out, width)
+                store_f32(pb, acc, out, width)
         groups = (inner_hi - inner_lo) // PIXELS
         grouped = inner_lo + groups * PIXELS
         if inner_lo > 0:
@@ -202,29 +196,31 @@ def _nchw_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
 
     def taps(tb: ir.IRBuilder, ow: ir.Value, width: int) -> None:
         out = tb.gep(c.ptr, [ow], inbounds=True)
-        acc = _load(tb, out, width)
+        acc = load_f32(tb, out, width)
         for kh in range(kh_n):
             ih = tb.add(tb.mul(at["H"], I64(sh)), I64(kh * dh))
             for kw in range(kw_n):
                 iw = tb.add(tb.mul(ow, I64(sw)), I64(kw * dw))
                 start = xm.address(tb, [at["N"], at["C"], ih, iw])
-                value = _load(tb, start, width) if sw == 1 else _gather(tb, start, sw, width)
+                value = load_f32(tb, start, width) if sw == 1 else _gather(tb, start, sw, width)
                 weight = tb.load(fm.address(tb, [at["C"], I64(kh), I64(kw)]))
                 acc = fmuladd(tb, value, splat(tb, weight, width), acc)
-        _store(tb, acc, out, width)
+        store_f32(tb, acc, out, width)
 
     for_range(b, I64(0), I64(whole // lanes),
               lambda vb, v: taps(vb, vb.mul(v, I64(lanes)), lanes), "wv")
     for_range(b, I64(whole), I64(out_w), lambda sb, ow: taps(sb, ow, 1), "ws")
 
 
-def _load(b: ir.IRBuilder, at: ir.Value, width: int) -> ir.Value:
+def load_f32(b: ir.IRBuilder, at: ir.Value, width: int) -> ir.Value:
+    """`width` f32 values from `at` (a scalar for one), aligned as the elements only."""
     if width == 1:
         return b.load(at, align=4)
     return b.load(b.bitcast(at, ir.VectorType(_F32, width).as_pointer()), align=4)
 
 
-def _store(b: ir.IRBuilder, value: ir.Value, at: ir.Value, width: int) -> None:
+def store_f32(b: ir.IRBuilder, value: ir.Value, at: ir.Value, width: int) -> None:
+    """`value` (`width` f32 lanes, a scalar for one) to `at`."""
     if width == 1:
         b.store(value, at, align=4)
     else:

@@ -8,8 +8,8 @@ it writes the destination, then the source over its window, reading every value 
 exists (a select would read the source at a clamped index for every element, which is out of
 bounds when the source is empty) and letting a chain of inserts share one memory (`in_place`).
 
-The exception is a padded convolution input (`padded_inputs`): an insert of a static, non-empty
-source into a constant fill, read only as the input of convolutions. A convolution reads it
+The exception is a padded window input (`padded_inputs`): an insert of a static, non-empty
+source into a constant fill, read only as the input of convolutions and poolings. They read it
 through the window's bounds, the pad's values where the window leaves the source, so the
 padded copy of an activation is never written (form-dispatch-regions fuses the pad for this)."""
 
@@ -88,9 +88,9 @@ class KernelValues:
         return shared
 
     def _pads_input(self, n: int, op: k.InsertSlice) -> bool:
-        """Insert `n` is a pad that convolutions read in place: unit steps, same rank, a fill
+        """Insert `n` is a pad that window ops read in place: unit steps, same rank, a fill
         of a constant for destination, a static source with elements, static offsets, and no
-        user but the input of a `Conv2D`."""
+        user but the input of a `Conv2D` or `Pool2D`."""
         source = self.shape[self.ref(op.source)]
         if op.dropped or any(st != 1 for st in op.strides) or \
                 not all(isinstance(o, int) for o in op.offsets) or \
@@ -98,7 +98,7 @@ class KernelValues:
                 not isinstance(self.ops[op.dest], k.Fill):
             return False
         users = [u for u in self.ops[n + 1:] if _reads(u, n)]
-        return bool(users) and all(isinstance(u, k.Conv2D) and u.input == n and
+        return bool(users) and all(isinstance(u, (k.Conv2D, k.Pool2D)) and u.input == n and
                                    _reads(u, n) == 1 for u in users)
 
     def _same_as(self, n: int, v: int) -> None:

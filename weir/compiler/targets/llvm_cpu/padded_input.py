@@ -1,13 +1,14 @@
-"""A convolution's NHWC input that is a pad of an image in memory (`KernelValues.padded_inputs`):
+"""A window op's NHWC input that is a pad of an image in memory (`KernelValues.padded_inputs`):
 read through the window's bounds instead of copied whole. Exporters pad every activation
-before its 3 x 3 or depthwise convolution; as a dispatch of its own, the pad wrote and read
-again a full copy of the activation (a MobileNetV2 pad of 112 x 112 x 96 cost as much as the
-depthwise convolution after it).
+before its 3 x 3 or depthwise convolution, and ResNet's stem before its max pool (with -inf);
+as a dispatch of its own, the pad wrote and read again a full copy of the activation (a
+MobileNetV2 pad of 112 x 112 x 96 cost as much as the depthwise convolution after it, ResNet's
+pad of 112 x 112 x 64 twice the max pool after it).
 
 Kernels read the source image itself, where a tap lands inside it, and the pad's value where
 it does not: the direct kernel's input rows are copied into its scratch rows with their pad
-(`padded_row_copy`), the depthwise kernel checks the taps of its border pixels only
-(depthwise.py)."""
+(`padded_row_copy`), the depthwise and pooling kernels check the taps of their border pixels
+only (depthwise.py, pooling.py)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,20 @@ class PaddedImage:
         before, size = (self.top, self.rows) if axis == 0 else (self.left, self.cols)
         lo = min(out, -(-before // stride))
         return lo, max(lo, min(out, (size - 1 - (window - 1) * dilation + before) // stride + 1))
+
+    def pad_lanes(self, width: int) -> ir.Constant:
+        """The pad's value in each of `width` f32 lanes (the scalar itself for one lane): what
+        a vector tap outside the source reads."""
+        if width == 1:
+            return self.pad
+        return ir.Constant(ir.VectorType(ir.FloatType(), width), [self.pad.constant] * width)
+
+
+def inside(b: ir.IRBuilder, x: ir.Value, size: int) -> tuple[ir.Value, ir.Value]:
+    """Whether a tap's row or column x lies in the source's [0, size), and x clamped there (an
+    address that exists, to load from before the pad's value is selected instead)."""
+    ok = b.and_(b.icmp_signed(">=", x, I64(0)), b.icmp_signed("<", x, I64(size)))
+    return ok, b.select(ok, x, I64(0))
 
 
 def padded_image(low: EntryLowering, x: ValueRef) -> PaddedImage | None:

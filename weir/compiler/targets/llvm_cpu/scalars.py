@@ -127,10 +127,17 @@ def push_scalar(b: ir.IRBuilder, constant: ir.Value, dtype: str) -> ir.Value:
 
 def intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value],
               overloads: list[ir.Type] | None = None, result: ir.Type | None = None) -> ir.Value:
-    """Calls `name` mangled by `overloads` (default: the first operand's type)."""
+    """Calls `name` mangled by `overloads` (default: the first operand's type). Vector
+    overloads are mangled here (`llvm.maximum.v16f32`): llvmlite's declare_intrinsic knows
+    scalar types only."""
     tys = overloads if overloads is not None else [args[0].type]
     fnty = ir.FunctionType(result or args[0].type, [a.type for a in args])
-    return b.call(b.module.declare_intrinsic(name, tys, fnty), args)
+    if not any(isinstance(t, ir.VectorType) for t in tys):
+        return b.call(b.module.declare_intrinsic(name, tys, fnty), args)
+    full = ".".join([name] + [f"v{t.count}{t.element.intrinsic_name}"
+                              if isinstance(t, ir.VectorType) else t.intrinsic_name for t in tys])
+    fn = b.module.globals.get(full)
+    return b.call(fn if isinstance(fn, ir.Function) else ir.Function(b.module, fnty, full), args)
 
 
 def _float_binary(op: str) -> Callable[[ir.IRBuilder, list[ir.Value], tuple[str, ...]], ir.Value]:
