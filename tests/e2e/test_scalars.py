@@ -366,6 +366,35 @@ def test_host_comparison_selects_inside_a_dispatch(run: Runner) -> None:
     np.testing.assert_array_equal(run(src, "clamp", x, 8, -4), np.clip(x, -4, 8))
 
 
+def test_float_to_constant_integer_powers_are_products(run: Runner) -> None:
+    """math.fpowi by constants, as torch-mlir writes x**3 in GPT-2's GELU: the products MLIR's
+    expansion multiplies, bit for bit (x * (x * x), torch's cube too), on every target."""
+    src = """
+    func.func @powers(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+      %c3 = arith.constant 3 : i64
+      %cm2 = arith.constant -2 : i64
+      %c0 = arith.constant 0 : i64
+      %e = tensor.empty() : tensor<8xf32>
+      %r:3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
+                                              affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                             iterator_types = ["parallel"]}
+          ins(%x : tensor<8xf32>) outs(%e, %e, %e : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+      ^bb0(%a: f32, %o0: f32, %o1: f32, %o2: f32):
+        %p3 = math.fpowi %a, %c3 : f32, i64
+        %pm2 = math.fpowi %a, %cm2 : f32, i64
+        %p0 = math.fpowi %a, %c0 : f32, i64
+        linalg.yield %p3, %pm2, %p0 : f32, f32, f32
+      } -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+      return %r#0, %r#1, %r#2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+    }"""
+    x = np.array([-1.5, 2.0, 0.1, 3.3e12, -7e-20, np.inf, np.nan, 0.0], np.float32)
+    cube, inverse_square, unit = (np.asarray(r) for r in run(src, "powers", x))  # type: ignore[union-attr]
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(cube, x * (x * x))
+        np.testing.assert_array_equal(inverse_square, np.float32(1) / (x * x))
+    np.testing.assert_array_equal(unit, np.ones(8, np.float32))
+
+
 def test_float_to_integer_power_on_tensors(run: Runner) -> None:
     """math.fpowi in a generic body (torch-mlir writes x**3 so): negative bases keep the sign
     of odd powers, a zero exponent gives 1."""

@@ -2,8 +2,9 @@
 // as the single ops that compute it: addui_extended as addi and an unsigned compare,
 // mul*_extended through an i64 product up to 32 bits and from 32-bit halves for 64-bit types,
 // the scaling casts through the power of two in the scale's exponent field. Ops inside generic
-// bodies are rewritten alike, and nothing compound is left. fpowi (GPT-2's tanh GELU cubes its
-// input) is powf of the converted exponent.
+// bodies are rewritten alike, and nothing compound is left. fpowi by a constant (GPT-2's tanh
+// GELU cubes its input) is products by binary exponentiation (1 / them for a negative power, 1
+// for 0); by any other exponent, powf of the converted exponent.
 // RUN: weir-opt --split-input-file --expand-compound-arith %s | filecheck %s
 // RUN: weir-opt --split-input-file --expand-compound-arith %s | filecheck %s --check-prefix=GONE
 // GONE-NOT: _extended
@@ -150,4 +151,33 @@ func.func @in_a_body(%a: tensor<4xi8>, %b: tensor<4xi8>) -> tensor<4xi1> {
 func.func @float_to_integer_power(%x: f32, %n: i64) -> f32 {
   %p = math.fpowi %x, %n : f32, i64
   return %p : f32
+}
+
+// -----
+
+// fpowi by constants: x * (x * x) for 3, ((x * x) * (x * x)) * x for 5, 1 / (x * x) for -2, and
+// 1 for 0, as MLIR's expansion multiplies (torch's cube is the same product).
+// CHECK-LABEL: func.func @float_to_constant_powers
+// CHECK-SAME: (%[[X:[^:]*]]: f32)
+// CHECK-NOT: math.powf
+// CHECK: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK: %[[CUBE:.*]] = arith.mulf %[[X]], %[[SQ]] : f32
+// CHECK: %[[SQ2:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK: %[[FOURTH:.*]] = arith.mulf %[[SQ2]], %[[SQ2]] : f32
+// CHECK: %[[FIFTH:.*]] = arith.mulf %[[X]], %[[FOURTH]] : f32
+// CHECK: %[[SQ3:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[INV:.*]] = arith.divf %[[ONE]], %[[SQ3]] : f32
+// CHECK: %[[UNIT:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: return %[[CUBE]], %[[FIFTH]], %[[INV]], %[[UNIT]] : f32, f32, f32, f32
+func.func @float_to_constant_powers(%x: f32) -> (f32, f32, f32, f32) {
+  %c3 = arith.constant 3 : i64
+  %c5 = arith.constant 5 : i32
+  %cm2 = arith.constant -2 : i64
+  %c0 = arith.constant 0 : i64
+  %p3 = math.fpowi %x, %c3 : f32, i64
+  %p5 = math.fpowi %x, %c5 : f32, i32
+  %pm2 = math.fpowi %x, %cm2 : f32, i64
+  %p0 = math.fpowi %x, %c0 : f32, i64
+  return %p3, %p5, %pm2, %p0 : f32, f32, f32, f32
 }

@@ -10,8 +10,12 @@ tensors have become scalars inside generic bodies; host scalars are rewritten in
 - `scaling_extf`/`scaling_truncf`: the scale is read as an OCP MX scale: the exponent field of
   its f32 value gives the power of two 2^(e-127) (2^-127 for a zero field, NaN for all ones), by
   which `extf(in)` is multiplied or `in` divided before `truncf`.
-- `math.fpowi`: `powf` of the exponent converted by `sitofp` (exact up to 2^24 in f32, and
-  powf gives a negative base's odd integer powers their sign).
+- `math.fpowi` with a constant exponent n: products by binary exponentiation, as MLIR's own
+  expansion computes it (and IREE with it): x**3 is x * (x * x), which torch's cube is too,
+  and 1 / that for a negative n, 1 for n = 0. (GPT-2's tanh GELU cubes its input: as powf of
+  3.0, an f64 log and exp per element, its prologue took longer than the product it feeds.)
+  Any other exponent: `powf` of the exponent converted by `sitofp` (exact up to 2^24 in f32,
+  and powf gives a negative base's odd integer powers their sign).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from weir.ir.upstream import (
     Attribute,
     Builder,
     Float32Type,
+    FloatAttr,
     IndexType,
     InsertPoint,
     IntegerAttr,
@@ -61,6 +66,14 @@ class ExpandCompoundArith(Pass):
                 old.replace_all_uses_with(new)
             op.detach()
             op.erase()
+
+
+def _constant_integer(v: SSAValue) -> int | None:
+    """The value of an integer `arith.constant`, else None."""
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
 class _Emitter:
@@ -130,7 +143,21 @@ class _Emitter:
         return self.binary(arith.SubiOp, high, self.binary(arith.AndIOp, b_sign, a))
 
     def fpowi(self, x: SSAValue, n: SSAValue) -> SSAValue:
-        return self._add(math.PowFOp(x, self._add(arith_ext.SIToFPOp(n, x.type))))
+        power = _constant_integer(n)
+        if power is None:
+            return self._add(math.PowFOp(x, self._add(arith_ext.SIToFPOp(n, x.type))))
+        result: SSAValue | None = None
+        base, left = x, abs(power)
+        while left:
+            if left & 1:
+                result = base if result is None else self._add(arith.MulfOp(result, base))
+            left >>= 1
+            if left:
+                base = self._add(arith.MulfOp(base, base))
+        if result is not None and power > 0:
+            return result
+        one = self._add(arith.ConstantOp(FloatAttr(1.0, x.type)))
+        return one if result is None else self._add(arith.DivfOp(one, result))
 
     # --- scaling casts ------------------------------------------------------------------------
 
