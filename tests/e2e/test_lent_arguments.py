@@ -29,6 +29,11 @@ func.func @twice(%x: tensor<4096xf32>) -> (tensor<4096xf32>, tensor<4096xf32>) {
   %0 = arith.addf %x, %x : tensor<4096xf32>
   return %0, %0 : tensor<4096xf32>, tensor<4096xf32>
 }
+func.func @kept_result(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = arith.addf %x, %x : tensor<4096xf32>
+  %1 = func.call @keeper.keep(%0) : (tensor<4096xf32>) -> tensor<4096xf32>
+  return %1 : tensor<4096xf32>
+}
 func.func @kept(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   %0 = func.call @keeper.keep(%x) : (tensor<4096xf32>) -> tensor<4096xf32>
   %1 = arith.addf %0, %0 : tensor<4096xf32>
@@ -111,3 +116,11 @@ def test_an_argument_a_module_keeps_is_its_own_copy(context: weir.Context) -> No
     x[:] = -7  # ... and not after it
     np.testing.assert_array_equal(state["view"].to_numpy(), np.arange(4096, dtype=np.float32))
     assert not state["view"].buffer.borrowed
+
+
+def test_a_result_a_module_keeps_comes_back_as_a_copy(context: weir.Context) -> None:
+    x = np.arange(4096, dtype=np.float32)
+    out = context.lookup_function("kept_result")(x)
+    np.testing.assert_array_equal(out, x * 2)
+    out[:] = -1  # the caller's array, apart from the buffer the module holds
+    np.testing.assert_array_equal(context.module_state("keeper")["view"].to_numpy(), x * 2)
