@@ -1,6 +1,7 @@
 """HAL buffers: host memory every local device can use directly. A buffer is a numpy uint8 array
 so views of any element type can be made over it without copies; read-only buffers wrap rodata
-memoryviews (an mmap of the module file) and refuse writes.
+memoryviews (an mmap of the module file), or a caller's array lent to one call (`borrow`), and
+refuse writes.
 
 Buffers an allocator makes are counted while alive (`Allocator.live_buffers`, shown by the
 device's statistics), so a leak shows up in the runtime's own numbers."""
