@@ -125,6 +125,14 @@ def push_scalar(b: ir.IRBuilder, constant: ir.Value, dtype: str) -> ir.Value:
     return from_memory(b, raw, dtype)
 
 
+def overload_name(ty: ir.Type) -> str:
+    """The suffix naming an intrinsic's instance for `ty`: f32, i32, v16f32, ... (llvmlite's
+    `intrinsic_name`, which spells scalar types only, with vectors spelled out here)."""
+    if isinstance(ty, ir.VectorType):
+        return f"v{ty.count}{ty.element.intrinsic_name}"
+    return ty.intrinsic_name
+
+
 def intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value],
               overloads: list[ir.Type] | None = None, result: ir.Type | None = None) -> ir.Value:
     """Calls `name` mangled by `overloads` (default: the first operand's type). Vector
@@ -134,8 +142,7 @@ def intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value],
     fnty = ir.FunctionType(result or args[0].type, [a.type for a in args])
     if not any(isinstance(t, ir.VectorType) for t in tys):
         return b.call(b.module.declare_intrinsic(name, tys, fnty), args)
-    full = ".".join([name] + [f"v{t.count}{t.element.intrinsic_name}"
-                              if isinstance(t, ir.VectorType) else t.intrinsic_name for t in tys])
+    full = ".".join([name] + [overload_name(t) for t in tys])
     fn = b.module.globals.get(full)
     return b.call(fn if isinstance(fn, ir.Function) else ir.Function(b.module, fnty, full), args)
 

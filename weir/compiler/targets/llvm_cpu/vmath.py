@@ -50,6 +50,8 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from weir.compiler.targets.llvm_cpu.scalars import overload_name
+
 MATH_FUNCTIONS: frozenset[str] = frozenset({
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "erf", "sin", "cos",
     "sqrt", "rsqrt", "pow", "absf", "floor", "ceil", "round", "roundeven", "fma", "atan",
@@ -263,7 +265,7 @@ class _Emitter:
 
     def intrinsic(self, name: str, *args: ir.Value) -> ir.Value:
         """llvm.NAME on operands of one type, overloaded on it."""
-        return self.call(f"llvm.{name}.{_overload(args[0].type)}", args[0].type, *args)
+        return self.call(f"llvm.{name}.{overload_name(args[0].type)}", args[0].type, *args)
 
     def call(self, name: str, result: ir.Type, *args: ir.Value) -> ir.Value:
         """Call function `name`, declared on first use."""
@@ -335,7 +337,7 @@ class _Emitter:
             # An i32 exponent in both formats (k is far inside its range): converting it to
             # f64 needs no AVX-512DQ, as an i64 would.
             exponent = k if self.bits == 32 else self.b.trunc(k, self.like(ir.IntType(32)))
-            return self.call(f"llvm.ldexp.{_overload(self.ty)}.{_overload(exponent.type)}",
+            return self.call(f"llvm.ldexp.{overload_name(self.ty)}.{overload_name(exponent.type)}",
                              self.ty, p, exponent)
         half = self.b.ashr(k, self.ic(1))
         return self.mul(self.mul(p, self.pow2(half)), self.pow2(self.b.sub(k, half)))
@@ -346,15 +348,6 @@ class _Emitter:
         a = self.fabs(x)
         rounded = self.sub(self.add(a, big), big)
         return self.b.or_(self.ge(a, big), self.eq(rounded, a))
-
-
-def _overload(ty: ir.Type) -> str:
-    """The suffix naming an intrinsic's instance for `ty`: f32, f64, i32, v16f32, ..."""
-    if isinstance(ty, ir.VectorType):
-        return f"v{ty.count}{_overload(ty.element)}"
-    if isinstance(ty, ir.IntType):
-        return f"i{ty.width}"
-    return "f32" if isinstance(ty, ir.FloatType) else "f64"
 
 
 # exp family
