@@ -33,7 +33,12 @@ from weir.compiler.targets.llvm_cpu.contraction import (
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
-from weir.compiler.targets.llvm_cpu.padded_input import PaddedImage, inside, padded_image
+from weir.compiler.targets.llvm_cpu.padded_input import (
+    by_border_rows,
+    inside,
+    PaddedImage,
+    padded_image,
+)
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
@@ -103,18 +108,8 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
             def run(hb: ir.IRBuilder, check_h: bool) -> None:
                 _nhwc_row(hb, op, xm, fm, at, c, int(shape["W"]), int(shape["C"]), kh_n, kw_n,
                           lanes, image, check_h, bias)
-            if image is None:
-                run(rb, False)
-            else:
-                lo_h, hi_h = image.inner_outputs(0, int(shape["H"]), kh_n, op.strides[0],
-                                                 op.dilations[0])
-                inner = rb.and_(rb.icmp_signed(">=", at["H"], I64(lo_h)),
-                                rb.icmp_signed("<", at["H"], I64(hi_h)))
-                with rb.if_else(inner) as (then, otherwise):
-                    with then:
-                        run(rb, False)
-                    with otherwise:
-                        run(rb, True)
+            by_border_rows(rb, image, at["H"], int(shape["H"]), kh_n, op.strides[0],
+                           op.dilations[0], run)
             box = [(at["N"], rb.add(at["N"], I64(1))), (at["H"], rb.add(at["H"], I64(1))),
                    (I64(0), ow_n), (I64(0), c_n)]
         finish_block(low, rb, n, box)
@@ -160,8 +155,7 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
                         iw = pb.add(pb.mul(pb.add(first, I64(u)), I64(sw)), I64(kw * dw - left))
                         ok = row_ok
                         if check_w:
-                            col_ok, iw = inside(pb, iw, cols)
-                            ok = col_ok if ok is None else pb.and_(ok, col_ok)
+                            ok, iw = inside(pb, iw, cols, row_ok)
                         value = load_f32(pb, xm.address(pb, [at["N"], ih, iw, ch]), width)
                         if ok is not None:
                             assert pad is not None

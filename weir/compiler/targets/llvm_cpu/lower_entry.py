@@ -28,6 +28,7 @@ from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValu
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, smin
 from weir.compiler.targets.llvm_cpu.reshape_index import reshaped_index
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.padded_input import inside
 from weir.compiler.targets.llvm_cpu.reduction import lower_reduction
 from weir.compiler.targets.llvm_cpu.slices import (
     lower_insert_chain,
@@ -405,16 +406,14 @@ class EntryLowering:
             return self.convert(b, x, kv.dtype[kv.ref(op.input)], dtype)
         if isinstance(op, k.InsertSlice):  # a padded input (`KernelValues.padded_inputs`)
             source = kv.ref(op.source)
-            inside: ir.Value | None = None
+            ok: ir.Value | None = None
             at: list[ir.Value] = []
             for x, offset, size in zip(idx, op.offsets, self.dims(source)):
-                rel = b.sub(x, self.dim(offset))
-                ok = b.and_(b.icmp_signed(">=", rel, I64(0)), b.icmp_signed("<", rel, size))
-                inside = ok if inside is None else b.and_(inside, ok)
-                at.append(b.select(ok, rel, I64(0)))  # the source has elements: 0 exists
+                ok, rel = inside(b, b.sub(x, self.dim(offset)), size, ok)
+                at.append(rel)  # clamped to 0 outside: the source has elements
             value = yield source, at
             pad = yield kv.ref(op.dest), idx
-            return value if inside is None else b.select(inside, value, pad)
+            return value if ok is None else b.select(ok, value, pad)
         if isinstance(op, (k.Generic, k.Reduce)):
             view = kv.views[n]
             loops: list[ir.Value] = [I64(0)] * len(view.iterators)

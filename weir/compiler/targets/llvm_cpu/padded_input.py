@@ -13,7 +13,7 @@ only (depthwise.py, pooling.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import llvmlite.ir as ir
 
@@ -57,11 +57,32 @@ class PaddedImage:
         return ir.Constant(ir.VectorType(ir.FloatType(), width), [self.pad.constant] * width)
 
 
-def inside(b: ir.IRBuilder, x: ir.Value, size: int) -> tuple[ir.Value, ir.Value]:
-    """Whether a tap's row or column x lies in the source's [0, size), and x clamped there (an
-    address that exists, to load from before the pad's value is selected instead)."""
-    ok = b.and_(b.icmp_signed(">=", x, I64(0)), b.icmp_signed("<", x, I64(size)))
-    return ok, b.select(ok, x, I64(0))
+def inside(b: ir.IRBuilder, x: ir.Value, size: int | ir.Value,
+           within: ir.Value | None = None) -> tuple[ir.Value, ir.Value]:
+    """Whether a tap's index x lies in the source's [0, size) (and, given `within`, whether
+    the tap's other indices do too), and x clamped there (an address that exists, to load
+    from before the pad's value is selected instead)."""
+    ok = b.and_(b.icmp_signed(">=", x, I64(0)),
+                b.icmp_signed("<", x, I64(size) if isinstance(size, int) else size))
+    return ok if within is None else b.and_(within, ok), b.select(ok, x, I64(0))
+
+
+def by_border_rows(b: ir.IRBuilder, image: PaddedImage | None, oh: ir.Value, out_h: int,
+                   window: int, stride: int, dilation: int,
+                   run: Callable[[ir.IRBuilder, bool], None]) -> None:
+    """run(b, check_h) for output row `oh`: with check_h only where the row's window crosses
+    the padded image's top or bottom border (every row of an input that is no pad runs
+    unchecked), so the rows in between check no tap's row."""
+    if image is None:
+        run(b, False)
+        return
+    lo, hi = image.inner_outputs(0, out_h, window, stride, dilation)
+    inner = b.and_(b.icmp_signed(">=", oh, I64(lo)), b.icmp_signed("<", oh, I64(hi)))
+    with b.if_else(inner) as (then, otherwise):
+        with then:
+            run(b, False)
+        with otherwise:
+            run(b, True)
 
 
 def padded_image(low: EntryLowering, x: ValueRef) -> PaddedImage | None:
@@ -101,8 +122,7 @@ def padded_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
 
     def copy(b: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
         row = b.sub(ih, I64(image.top))
-        inside = b.and_(b.icmp_signed(">=", row, I64(0)), b.icmp_signed("<", row, I64(rows)))
-        with b.if_else(inside) as (then, otherwise):
+        with b.if_else(inside(b, row, rows)[0]) as (then, otherwise):
             with then:
                 start = source.address(b, [bn, row, I64(0), I64(0)])
                 fill(b, line, 0, left)

@@ -34,7 +34,12 @@ from weir.compiler.targets.llvm_cpu.conv_kernel import splat
 from weir.compiler.targets.llvm_cpu.depthwise import load_f32, store_f32
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
-from weir.compiler.targets.llvm_cpu.padded_input import PaddedImage, inside, padded_image
+from weir.compiler.targets.llvm_cpu.padded_input import (
+    by_border_rows,
+    inside,
+    PaddedImage,
+    padded_image,
+)
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
@@ -101,18 +106,8 @@ def lower_vector_pool(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Pool2D,
             finish_block(low, pb, n, [(bn, pb.add(bn, I64(1))), (oh, pb.add(oh, I64(1))),
                                       (ow, pb.add(ow, I64(1))), (ch, pb.add(ch, I64(width)))])
         at = _Row(op, source, image, c, bn, oh, start, chans, finish)
-        if image is None:
-            _pixels(rb, at, out_w, lanes, False)
-        else:
-            lo_h, hi_h = image.inner_outputs(0, out_h, op.window[0], op.strides[0],
-                                             op.dilations[0])
-            inner = rb.and_(rb.icmp_signed(">=", oh, I64(lo_h)),
-                            rb.icmp_signed("<", oh, I64(hi_h)))
-            with rb.if_else(inner) as (then, otherwise):
-                with then:
-                    _pixels(rb, at, out_w, lanes, False)
-                with otherwise:
-                    _pixels(rb, at, out_w, lanes, True)
+        by_border_rows(rb, image, oh, out_h, op.window[0], op.strides[0], op.dilations[0],
+                       lambda hb, check_h: _pixels(hb, at, out_w, lanes, check_h))
     for_range(b, lo, hi, lambda rb, r: low.scoped(rb, lambda: row(rb, r)), "row")
     return extent, tile
 
@@ -179,8 +174,7 @@ def _taps(b: ir.IRBuilder, at: _Row, ow: ir.Value, blocks: list[tuple[ir.Value, 
             ok = row_ok
             if check_w:
                 assert image is not None
-                col_ok, iw = inside(b, iw, image.cols)
-                ok = col_ok if ok is None else b.and_(ok, col_ok)
+                ok, iw = inside(b, iw, image.cols, row_ok)
             pixel = at.source.address(b, [at.bn, ih, iw, I64(0)])
             for j, (ch, width) in enumerate(blocks):
                 value = load_f32(b, b.gep(pixel, [ch], inbounds=True), width)
