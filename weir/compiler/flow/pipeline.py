@@ -8,6 +8,7 @@ from weir.compiler.flow.decompose_pad_and_concat import DecomposePadAndConcat
 from weir.compiler.flow.drop_optimization_barriers import DropOptimizationBarriers
 from weir.compiler.flow.expand_compound_arith import ExpandCompoundArith
 from weir.compiler.flow.form_dispatch_regions import FormDispatchRegions
+from weir.compiler.flow.fuse_row_reductions import FuseRowReductions
 from weir.compiler.flow.inline_internal_calls import InlineInternalCalls
 from weir.compiler.flow.outline_dispatch_regions import OutlineDispatchRegions
 from weir.compiler.flow.verify import verify_flow
@@ -26,6 +27,8 @@ PASSES: tuple[Pass, ...] = (
     DecomposePadAndConcat(),
     # Group roots with their elementwise producers: fewer dispatches, fewer round trips to memory.
     FormDispatchRegions(),
+    # Reductions over the same rows in one region: each row runs start to end while in cache.
+    FuseRowReductions(),
     # Isolate each region as an executable; the host keeps only flow.dispatch.
     OutlineDispatchRegions(),
     # Barriers kept folding and fusion from crossing them; from here on they are value aliases.

@@ -97,9 +97,9 @@ class KernelValues:
                 not all(isinstance(d, int) and d > 0 for d in source) or \
                 not isinstance(self.ops[op.dest], k.Fill):
             return False
-        users = [u for u in self.ops[n + 1:] if _reads(u, n)]
+        users = [u for u in self.ops[n + 1:] if reads(u, n)]
         return bool(users) and all(isinstance(u, (k.Conv2D, k.Pool2D)) and u.input == n and
-                                   _reads(u, n) == 1 for u in users)
+                                   reads(u, n) == 1 for u in users)
 
     def _same_as(self, n: int, v: int) -> None:
         r = self.ref(v)
@@ -157,7 +157,7 @@ class KernelValues:
             self.dtype[(n, i)], self.shape[(n, i)] = self.dtype[out], self.shape[out]
 
 
-# The fields holding the values an op reads, for the ops whose operands `_reads` counts exactly.
+# The fields holding the values an op reads, for the ops whose operands `reads` counts exactly.
 _OPERAND_FIELDS: dict[type, tuple[str, ...]] = {
     k.Generic: ("inputs", "outputs", "captures"), k.Reduce: ("inputs", "inits"),
     k.Conv2D: ("input", "filter", "init"), k.Matmul: ("lhs", "rhs", "init"),
@@ -167,7 +167,7 @@ _OPERAND_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def _reads(op: k.KernelOp, n: int) -> int:
+def reads(op: k.KernelOp, n: int) -> int:
     """How often `op` reads value number `n`: exactly for the ops of `_OPERAND_FIELDS` (a
     pad's users must be told apart from ops whose sizes or axes happen to equal n), by
     `_mentions` for the others."""

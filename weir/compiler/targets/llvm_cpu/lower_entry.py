@@ -30,6 +30,7 @@ from weir.compiler.targets.llvm_cpu.reshape_index import reshaped_index
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.padded_input import inside
 from weir.compiler.targets.llvm_cpu.reduction import lower_reduction
+from weir.compiler.targets.llvm_cpu.row_pipeline import lower_rows, row_count
 from weir.compiler.targets.llvm_cpu.slices import (
     lower_insert_chain,
     lower_insert_slice,
@@ -232,6 +233,11 @@ class EntryLowering:
             return self._elementwise(b, lazy_stores, partitioned=True)
         if len(roots) == 1 and plan_epilogue(self, b, roots[0], lazy_stores):
             return self._root(b, roots[0], partitioned=True)
+        p = row_count(kv, roots, lazy_stores)
+        if p is not None:
+            grid = lower_rows(self, b, roots, p, lazy_stores)
+            if grid is not None:
+                return grid
         # Anything else runs as one workgroup: roots in order, then the elementwise stores.
         # An insert's destination made by another insert writes straight into its memory.
         shared = kv.in_place()

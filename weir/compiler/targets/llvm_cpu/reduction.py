@@ -13,7 +13,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block, root_positions
-from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, ValueRef
+from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.format import kernel_description as k
 
@@ -21,19 +21,23 @@ if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
 
 
-def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int,
-                    partitioned: bool) -> tuple[k.Dim, int]:
+def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int, partitioned: bool,
+                    rows: list[tuple[ir.Value, ir.Value]] | None = None) -> tuple[k.Dim, int]:
+    """`rows`: bounds of the leading parallel loops (one row of a row pipeline) in place of
+    their whole extent."""
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
     view = kv.views[n]
     nin = len(view.inputs)
-    sizes = _loop_sizes(low, view)
+    sizes = loop_sizes(kv, view)
     out_map = view.maps[nin]
     parallel = [d for d in out_map if d >= 0]
     parallel += [d for d, it in enumerate(view.iterators)
                  if it == "parallel" and d not in parallel]
     reduction = [d for d, it in enumerate(view.iterators) if it != "parallel"]
     bounds = [(I64(0), low.dim(sizes[d])) for d in parallel]
+    if rows is not None:
+        bounds[:len(rows)] = rows
     extent: k.Dim = 1
     tile = 1
     if partitioned and parallel:
@@ -112,12 +116,12 @@ def _kept_input(low: EntryLowering, n: int, view: GenericView) -> tuple[ValueRef
     return v, mem
 
 
-def _loop_sizes(low: EntryLowering, view: GenericView) -> list[k.Dim]:
+def loop_sizes(kv: KernelValues, view: GenericView) -> list[k.Dim]:
     sizes: list[k.Dim | None] = [None] * len(view.iterators)
     for v, amap in zip(view.inputs + view.outputs, view.maps):
         for j, d in enumerate(amap):
             if d >= 0 and sizes[d] is None:
-                sizes[d] = low.kv.shape[v][j]
+                sizes[d] = kv.shape[v][j]
     return [1 if x is None else x for x in sizes]
 
 
