@@ -207,3 +207,48 @@ func.func @other_rows(%x: tensor<4x8xf32>) -> tensor<2xf32> {
   }) : () -> tensor<2xf32>
   func.return %0 : tensor<2xf32>
 }
+
+// -----
+
+// linalg.reduce over the trailing dimension, its result broadcast back along it: both keep the
+// row, so the maximum's region joins the one that subtracts and sums.
+// CHECK-LABEL: func.func @reduce_and_broadcast
+// CHECK-NEXT: %[[R:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[MAX:.*]] = linalg.reduce ins(%x
+// CHECK: %[[B:.*]] = linalg.broadcast ins(%[[MAX]]
+// CHECK: %[[S:.*]] = linalg.reduce ins(%{{.*}} :
+// CHECK: "flow.return"(%[[S]])
+// CHECK-NEXT: })
+// CHECK-NEXT: func.return %[[R]]
+func.func @reduce_and_broadcast(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %max = "flow.dispatch.region"() ({
+    %lowest = arith.constant 0xFF800000 : f32
+    %rows = tensor.empty() : tensor<4xf32>
+    %init = linalg.fill ins(%lowest : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+    %m = linalg.reduce ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
+      (%a: f32, %acc: f32) {
+        %v = arith.maximumf %a, %acc : f32
+        linalg.yield %v : f32
+      }
+    "flow.return"(%m) : (tensor<4xf32>) -> ()
+  }) : () -> tensor<4xf32>
+  %0 = "flow.dispatch.region"() ({
+    %zero = arith.constant 0.000000e+00 : f32
+    %full = tensor.empty() : tensor<4x8xf32>
+    %b = linalg.broadcast ins(%max : tensor<4xf32>) outs(%full : tensor<4x8xf32>) dimensions = [1]
+    %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%full : tensor<4x8xf32>) {
+    ^bb0(%in: f32, %m: f32, %out: f32):
+      %v = arith.subf %in, %m : f32
+      linalg.yield %v : f32
+    } -> tensor<4x8xf32>
+    %rows = tensor.empty() : tensor<4xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+    %s = linalg.reduce ins(%d : tensor<4x8xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
+      (%a: f32, %acc: f32) {
+        %v = arith.addf %a, %acc : f32
+        linalg.yield %v : f32
+      }
+    "flow.return"(%s) : (tensor<4xf32>) -> ()
+  }) : () -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}

@@ -10,11 +10,12 @@ start to end while the row is in cache (a target computes each reduction per row
 llvm-cpu target's row_pipeline.py), and the tensor between them is never written.
 
 A region qualifies when all its ops work on the same rows: the leading P dimensions of every
-reduction are parallel and make its result (trailing unit dimensions may stay, as keepdim
+reduction (a generic, or a linalg.reduce of trailing dimensions) are parallel and make its result (trailing unit dimensions may stay, as keepdim
 leaves them), every reduction has the same row sizes, and every value computed from a
 reduction is read only at the row being computed (its leading P dimensions indexed by the
 reading op's leading P loops). Ops that do not depend on a reduction (loads of the inputs,
-elementwise math of them, reshapes, broadcasts of weights) may read anything. A producer
+elementwise math of them, reshapes, broadcasts of weights) may read anything; a reshape or
+broadcast of a value computed from a reduction must keep its leading P dimensions. A producer
 region joins its consumer only when the consumer is its only user, so nothing else needs the
 tensor between them; shapes must be static. A region without reductions of its own (the
 elementwise reader of a reduction's result and of values computed before it) joins on the
@@ -58,9 +59,17 @@ def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
     return tuple(t.get_shape())
 
 
-def _reduction_rows(op: linalg.GenericOp) -> Rows | None:
+def _reduction_rows(op: linalg.GenericOp | linalg.ReduceOp) -> Rows | None:
     """The rows of a reduction that computes one result per row: P leading parallel loops, the
     rest reduced, its result indexed by the P loops in order (then constant zeros)."""
+    if isinstance(op, linalg.ReduceOp):
+        shape = _static_shape(op.results[0])
+        rank = len(op.input.type.get_shape())  # type: ignore[attr-defined]
+        reduced = sorted(op.dimensions.get_values())  # type: ignore[arg-type]
+        p = rank - len(reduced)
+        if shape is None or len(op.results) != 1 or p == 0 or reduced != list(range(p, rank)):
+            return None
+        return p, shape
     kinds = [it.data for it in op.iterator_types]
     p = 0
     while p < len(kinds) and kinds[p] == linalg_attrs.IteratorType.PARALLEL:
@@ -102,6 +111,21 @@ def region_rows(region: flow.DispatchRegionOp, seeded: frozenset[SSAValue] = fro
         reads = [j for j, x in enumerate(op.operands) if x in dependent]
         if any(x in dependent for inner in op.walk() if inner is not op for x in inner.operands):
             return None  # read from a body (an extract) at an index of its own
+        if isinstance(op, linalg.ReduceOp):
+            own = _reduction_rows(op)
+            if own is None or rows is not None and own != rows:
+                return None
+            rows = own
+            dependent.update(op.results)
+            continue
+        if reads and isinstance(op, linalg.BroadcastOp):
+            before, after = _static_shape(op.input), _static_shape(op.results[0])
+            if rows is None or before is None or after is None or \
+                    before[:rows[0]] != rows[1] or after[:rows[0]] != rows[1] or \
+                    any(d < rows[0] for d in op.dimensions.get_values()):  # type: ignore[union-attr]
+                return None
+            dependent.update(op.results)
+            continue
         if isinstance(op, linalg.GenericOp):
             reduces = any(it.data != linalg_attrs.IteratorType.PARALLEL
                           for it in op.iterator_types)

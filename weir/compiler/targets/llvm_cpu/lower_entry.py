@@ -235,9 +235,7 @@ class EntryLowering:
             return self._root(b, roots[0], partitioned=True)
         p = row_count(kv, roots, lazy_stores)
         if p is not None:
-            grid = lower_rows(self, b, roots, p, lazy_stores)
-            if grid is not None:
-                return grid
+            return lower_rows(self, b, roots, p, lazy_stores)
         # Anything else runs as one workgroup: roots in order, then the elementwise stores.
         # An insert's destination made by another insert writes straight into its memory.
         shared = kv.in_place()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.epilogue import plan_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues, reads, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
@@ -23,15 +24,15 @@ from weir.compiler.targets.llvm_cpu.reduction import loop_sizes, lower_reduction
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
 
 
 def row_count(kv: KernelValues, roots: list[int], stores: list[k.Store]) -> int | None:
-    """P, when every root is a one-result reduction whose P leading loops are parallel and index
+    """P, when every root (one at least) is a one-result reduction whose P leading loops are parallel and index
     its result (then constant zeros), all over the same row sizes, and every value computed from
     a root (by a later root, or stored) is read at the row being computed: its P leading
     dimensions indexed by the reader's P leading loops."""
-    if len(roots) < 2:
+    if not roots:
         return None
     rows: tuple[k.Dim, ...] | None = None
     p = 0
@@ -86,9 +87,12 @@ def _row_aligned(kv: KernelValues, roots: set[int], p: int) -> set[ValueRef]:
             continue
         if isinstance(op, k.Store):
             continue
-        source = kv.ref(op.input) if isinstance(op, k.Reshape) else None
-        if source in aligned and kv.shape[(n, 0)][:p] == kv.shape[source][:p]:
-            aligned.add((n, 0))  # row-major: equal leading sizes keep each element in its row
+        source = kv.ref(op.input) if isinstance(op, (k.Reshape, k.Broadcast)) else None
+        # Row-major: equal leading sizes keep each element of a reshape in its row; a
+        # broadcast keeps it when it adds no leading dimension.
+        if source in aligned and kv.shape[(n, 0)][:p] == kv.shape[source][:p] and \
+                not (isinstance(op, k.Broadcast) and any(d < p for d in op.dimensions)):
+            aligned.add((n, 0))
             marked.add(n)
             continue
         if isinstance(op, k.Result):
@@ -102,12 +106,16 @@ def _row_aligned(kv: KernelValues, roots: set[int], p: int) -> set[ValueRef]:
 
 
 def lower_rows(low: EntryLowering, b: ir.IRBuilder, roots: list[int], p: int,
-               stores: list[k.Store]) -> tuple[k.Dim, int] | None:
-    """The entry as row-by-row loops (None, having emitted nothing, when the stores are no
-    epilogue of the last root)."""
+               stores: list[k.Store]) -> tuple[k.Dim, int]:
+    """The entry as row-by-row loops. The stores are the last root's epilogue when they read
+    it as one (epilogue.py: a softmax's division then finds the exponentials kept in place);
+    otherwise each row's part of every store follows the row's roots."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
-    if stores and not plan_epilogue(low, b, roots[-1], stores):
-        return None
+    finishing = bool(stores) and plan_epilogue(low, b, roots[-1], stores)
+    targets = [] if finishing else [
+        (kv.ref(st.value), low.binding_memory(b, st.binding, st.offset, kv.dtype[kv.ref(
+            st.value)], kv.shape[kv.ref(st.value)], True)) for st in stores]
     for n in roots:
         if (n, 0) not in low.memory:  # one value per row: small
             low.memory[(n, 0)] = low.scratch_memory(b, kv.dtype[(n, 0)], low.dims((n, 0)))
@@ -123,5 +131,11 @@ def lower_rows(low: EntryLowering, b: ir.IRBuilder, roots: list[int], p: int,
         one = [(x, rb.add(x, I64(1))) for x in idx]
         for n in roots:
             lower_reduction(low, rb, n, False, rows=one)
+        for v, mem in targets:
+            def store(sb: ir.IRBuilder, at: list[ir.Value], v: ValueRef = v,
+                      mem: Memory = mem) -> None:
+                s.store_element(sb, low.element(sb, v, at, Body()), mem.address(sb, at),
+                                mem.dtype)
+            for_nest(rb, one + [(I64(0), d) for d in mem.dims[p:]], store, "st")
     for_nest(b, bounds, row, "row")
     return extent, tile
