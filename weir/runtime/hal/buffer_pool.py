@@ -3,8 +3,8 @@ before a kernel can write it at full speed, more than the kernel itself on eleme
 large buffers go back to a per-device pool when nothing refers to their memory any more and the
 next allocation of the same size takes one from there.
 
-A recycled buffer is not zeroed (zeroing costs what the page faults cost); its contents are
-unspecified, as a new buffer's are in IREE. Only buffers nobody can see are recycled: a numpy
+A recycled buffer is not cleared, nor is a new one of that size (`Allocator`); their contents
+are unspecified, as a new buffer's are in IREE. Only buffers nobody can see are recycled: a numpy
 view a caller still holds keeps the memory out of the pool.
 
 Pooled memory is not a live buffer: `pooled_bytes` reports it apart from the allocator's live
@@ -18,11 +18,11 @@ import weakref
 
 import numpy as np
 
-from weir.runtime.hal.buffer import Allocator, Buffer
+from weir.runtime.hal.buffer import Allocator, Buffer, CLEARED_BELOW
 from weir.runtime.hal.live_objects import LiveObjects
 
-# Below this, fresh zeroed pages are cheap enough (and numpy caches small blocks itself).
-POOL_MIN_BYTES = 1 << 20
+# Below this, fresh pages are cheap enough (and numpy caches small blocks itself).
+POOL_MIN_BYTES = CLEARED_BELOW
 _UINT8 = np.dtype(np.uint8)
 
 
@@ -60,7 +60,7 @@ class PoolingAllocator(Allocator):
             if slab is not None:
                 self._pooled -= size
         if slab is None:
-            slab = np.zeros(size, np.uint8)
+            slab = np.empty(size, np.uint8)
         buffer = Buffer._owning(slab, self._counter)
         weakref.finalize(buffer, self._recycle, slab)
         return buffer
