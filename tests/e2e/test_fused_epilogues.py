@@ -156,13 +156,17 @@ def test_conv_nhwc_relu(run: Runner) -> None:
     np.testing.assert_allclose(np.asarray(run(src, "f", x, w)), expected, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("rows", [70, 3])
-def test_pointwise_nhwc_in_chunks(run: Runner, rows: int) -> None:
+@pytest.mark.parametrize("rows, width, chans, feats", [
+    (70, 64, 32, 64), (3, 64, 32, 64), (150, 4, 544, 520)])
+def test_pointwise_nhwc_in_chunks(run: Runner, rows: int, width: int, chans: int,
+                                  feats: int) -> None:
     """A 1 x 1 NHWC convolution with a bias, a ReLU6 epilogue and an input expression (a
     scaling): llvm-cpu runs its rows in chunks of about 256 KiB of output (16 rows of 64 x 64
-    here, a partial one last, within each workgroup's rows), product and epilogue per chunk."""
-    x, w, bias = (1, rows, 64, 32), (1, 1, 32, 64), (64,)
-    out = (1, rows, 64, 64)
+    here, a partial one last, within each workgroup's rows), product and epilogue per chunk. A
+    filter too large for L2 (544 x 520) makes chunks of at least as many pixels as channels
+    (136 rows of 4, then a partial one)."""
+    x, w, bias = (1, rows, width, chans), (1, 1, chans, feats), (feats,)
+    out = (1, rows, width, feats)
     src = f"""
     #id = affine_map<(n, h, w, c) -> (n, h, w, c)>
     func.func @f(%x: {t(x)}, %w: {t(w)}, %b: {t(bias)}) -> {t(out)} {{

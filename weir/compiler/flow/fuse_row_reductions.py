@@ -10,16 +10,16 @@ start to end while the row is in cache (a target computes each reduction per row
 llvm-cpu target's row_pipeline.py), and the tensor between them is never written.
 
 A region qualifies when all its ops work on the same rows: the leading P dimensions of every
-reduction (a generic, or a linalg.reduce of trailing dimensions) are parallel and make its result (trailing unit dimensions may stay, as keepdim
-leaves them), every reduction has the same row sizes, and every value computed from a
-reduction is read only at the row being computed (its leading P dimensions indexed by the
-reading op's leading P loops). Ops that do not depend on a reduction (loads of the inputs,
-elementwise math of them, reshapes, broadcasts of weights) may read anything; a reshape or
-broadcast of a value computed from a reduction must keep its leading P dimensions. A producer
-region joins its consumer only when the consumer is its only user, so nothing else needs the
-tensor between them; shapes must be static. A region without reductions of its own (the
-elementwise reader of a reduction's result and of values computed before it) joins on the
-same terms, taking its producer's rows."""
+reduction (a generic, or a linalg.reduce of trailing dimensions) are parallel and make its
+result (trailing unit dimensions may stay, as keepdim leaves them), every reduction has the same
+row sizes, and every value computed from a reduction is read only at the row being computed (its
+leading P dimensions indexed by the reading op's leading P loops). Ops that do not depend on a
+reduction (loads of the inputs, elementwise math of them, reshapes, broadcasts of weights) may
+read anything; a reshape or broadcast of a value computed from a reduction must keep its leading
+P dimensions. A producer region joins its consumer only when the consumer is its only user, so
+nothing else needs the tensor between them; shapes must be static. A region without reductions
+of its own (the elementwise reader of a reduction's result and of values computed before it)
+joins on the same terms, taking its producer's rows."""
 
 from __future__ import annotations
 
@@ -122,7 +122,8 @@ def region_rows(region: flow.DispatchRegionOp, seeded: frozenset[SSAValue] = fro
             before, after = _static_shape(op.input), _static_shape(op.results[0])
             if rows is None or before is None or after is None or \
                     before[:rows[0]] != rows[1] or after[:rows[0]] != rows[1] or \
-                    any(d < rows[0] for d in op.dimensions.get_values()):  # type: ignore[union-attr]
+                    any(d < rows[0]
+                        for d in op.dimensions.get_values()):  # type: ignore[union-attr]
                 return None
             dependent.update(op.results)
             continue

@@ -28,10 +28,10 @@ if TYPE_CHECKING:
 
 
 def row_count(kv: KernelValues, roots: list[int], stores: list[k.Store]) -> int | None:
-    """P, when every root (one at least) is a one-result reduction whose P leading loops are parallel and index
-    its result (then constant zeros), all over the same row sizes, and every value computed from
-    a root (by a later root, or stored) is read at the row being computed: its P leading
-    dimensions indexed by the reader's P leading loops."""
+    """P, when every root (one at least) is a one-result reduction whose P leading loops are
+    parallel and index its result (then constant zeros), all over the same row sizes, and every
+    value computed from a root (by a later root, or stored) is read at the row being computed:
+    its P leading dimensions indexed by the reader's P leading loops."""
     if not roots:
         return None
     rows: tuple[k.Dim, ...] | None = None
