@@ -3,8 +3,8 @@ before a kernel can write it at full speed, more than the kernel itself on eleme
 large buffers go back to a per-device pool when nothing refers to their memory any more and the
 next allocation of the same size takes one from there.
 
-A recycled buffer is not cleared, nor is a new one of that size (`Allocator`); their contents
-are unspecified, as a new buffer's are in IREE. Only buffers nobody can see are recycled: a numpy
+A recycled buffer is not cleared, nor is a new one of that size (`fresh_bytes`); their
+contents are unspecified, as a new buffer's are in IREE. Only buffers nobody can see are recycled: a numpy
 view a caller still holds keeps the memory out of the pool.
 
 Pooled memory is not a live buffer: `pooled_bytes` reports it apart from the allocator's live
@@ -18,12 +18,11 @@ import weakref
 
 import numpy as np
 
-from weir.runtime.hal.buffer import Allocator, Buffer, CLEARED_BELOW
+from weir.runtime.hal.buffer import Allocator, Buffer, fresh_bytes
 from weir.runtime.hal.live_objects import LiveObjects
 
 # Below this, fresh pages are cheap enough (and numpy caches small blocks itself).
-POOL_MIN_BYTES = CLEARED_BELOW
-_UINT8 = np.dtype(np.uint8)
+POOL_MIN_BYTES = 1 << 20
 
 
 class PoolingAllocator(Allocator):
@@ -51,7 +50,7 @@ class PoolingAllocator(Allocator):
 
     def allocate(self, size: int) -> Buffer:
         if type(size) is int and 0 <= size < POOL_MIN_BYTES:  # every call's small buffers
-            return Buffer._owning(np.zeros(size, _UINT8), self._counter)
+            return Buffer._owning(fresh_bytes(size), self._counter)
         if type(size) is not int or size < POOL_MIN_BYTES:
             return super().allocate(size)  # its error for a size that is not one
         with self._lock:
