@@ -4,8 +4,8 @@ large buffers go back to a per-device pool when nothing refers to their memory a
 next allocation of the same size takes one from there.
 
 A recycled buffer is not cleared, nor is a new one of that size (`fresh_bytes`); their
-contents are unspecified, as a new buffer's are in IREE. Only buffers nobody can see are recycled: a numpy
-view a caller still holds keeps the memory out of the pool.
+contents are unspecified, as a new buffer's are in IREE. Only buffers nobody can see are
+recycled: a numpy view a caller still holds keeps the memory out of the pool.
 
 Pooled memory is not a live buffer: `pooled_bytes` reports it apart from the allocator's live
 buffers, and `release_pooled` (device shutdown) gives it back."""
@@ -59,7 +59,7 @@ class PoolingAllocator(Allocator):
             if slab is not None:
                 self._pooled -= size
         if slab is None:
-            slab = np.empty(size, np.uint8)
+            slab = fresh_bytes(size)
         buffer = Buffer._owning(slab, self._counter)
         weakref.finalize(buffer, self._recycle, slab)
         return buffer
