@@ -23,6 +23,7 @@ from __future__ import annotations
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import arith_ext
+from weir.ir.op_checks.common import constant_int
 from weir.ir.upstream import (
     arith,
     Attribute,
@@ -66,14 +67,6 @@ class ExpandCompoundArith(Pass):
                 old.replace_all_uses_with(new)
             op.detach()
             op.erase()
-
-
-def _constant_integer(v: SSAValue) -> int | None:
-    """The value of an integer `arith.constant`, else None."""
-    owner = v.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 class _Emitter:
@@ -143,7 +136,7 @@ class _Emitter:
         return self.binary(arith.SubiOp, high, self.binary(arith.AndIOp, b_sign, a))
 
     def fpowi(self, x: SSAValue, n: SSAValue) -> SSAValue:
-        power = _constant_integer(n)
+        power = constant_int(n)
         if power is None:
             return self._add(math.PowFOp(x, self._add(arith_ext.SIToFPOp(n, x.type))))
         result: SSAValue | None = None

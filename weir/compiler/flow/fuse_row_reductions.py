@@ -98,6 +98,14 @@ def _reads_row(op: linalg.GenericOp, operand: int, rows: Rows) -> bool:
         all(isinstance(e, AffineDimExpr) and e.position == i for i, e in enumerate(results[:p]))
 
 
+def _keeps_rows(before: SSAValue, after: SSAValue, rows: Rows | None) -> bool:
+    """A reshape or broadcast from `before` to `after` keeps each element in its row: both
+    static, their leading P sizes the rows' (row-major: the rest of each row moves within it)."""
+    first, then = _static_shape(before), _static_shape(after)
+    return rows is not None and first is not None and then is not None and \
+        first[:rows[0]] == rows[1] and then[:rows[0]] == rows[1]
+
+
 def region_rows(region: flow.DispatchRegionOp, seeded: frozenset[SSAValue] = frozenset(),
                 rows: Rows | None = None) -> Rows | None:
     """The rows every op of `region` works on, when it holds reductions and qualifies; values of
@@ -119,11 +127,9 @@ def region_rows(region: flow.DispatchRegionOp, seeded: frozenset[SSAValue] = fro
             dependent.update(op.results)
             continue
         if reads and isinstance(op, linalg.BroadcastOp):
-            before, after = _static_shape(op.input), _static_shape(op.results[0])
-            if rows is None or before is None or after is None or \
-                    before[:rows[0]] != rows[1] or after[:rows[0]] != rows[1] or \
-                    any(d < rows[0]
-                        for d in op.dimensions.get_values()):  # type: ignore[union-attr]
+            added = op.dimensions.get_values()  # type: ignore[union-attr]
+            if not _keeps_rows(op.input, op.results[0], rows) or \
+                    any(d < rows[0] for d in added):  # type: ignore[index]
                 return None
             dependent.update(op.results)
             continue
@@ -141,10 +147,7 @@ def region_rows(region: flow.DispatchRegionOp, seeded: frozenset[SSAValue] = fro
                 dependent.update(op.results)
             continue
         if reads and isinstance(op, (tensor.ExpandShapeOp, tensor.CollapseShapeOp)):
-            before, after = _static_shape(op.operands[0]), _static_shape(op.results[0])
-            # Row-major: equal leading sizes keep each element in its row.
-            if rows is None or before is None or after is None or \
-                    before[:rows[0]] != rows[1] or after[:rows[0]] != rows[1]:
+            if not _keeps_rows(op.operands[0], op.results[0], rows):
                 return None
             dependent.update(op.results)
             continue
@@ -154,31 +157,21 @@ def region_rows(region: flow.DispatchRegionOp, seeded: frozenset[SSAValue] = fro
     return None
 
 
-def _inside(op: Operation, region: Operation) -> bool:
-    current: Operation | None = op
-    while current is not None:
-        if current is region:
-            return True
-        current = current.parent_op()
-    return False
-
-
 def _producer(region: flow.DispatchRegionOp,
               rows: Rows | None) -> tuple[flow.DispatchRegionOp, Rows] | None:
     """A region of the same block whose results only `region` reads, at the row it computes,
     and the rows the two share (`rows`, when `region` has reductions of its own)."""
     block = region.parent_block()
-    for op in region.body.block.ops:
-        for x in op.operands:
-            owner = x.owner
-            if not isinstance(owner, flow.DispatchRegionOp) or owner.parent_block() is not block:
-                continue
-            theirs = region_rows(owner)
-            if theirs is None or rows is not None and theirs != rows:
-                continue
-            if all(_inside(use.operation, region) for r in owner.results for use in r.uses) and \
-                    region_rows(region, frozenset(owner.results), theirs) == theirs:
-                return owner, theirs
+    owners = {x.owner: None for op in region.body.block.ops for x in op.operands}
+    for owner in owners:  # each once, in the order region reads them
+        if not isinstance(owner, flow.DispatchRegionOp) or owner.parent_block() is not block:
+            continue
+        theirs = region_rows(owner)
+        if theirs is None or rows is not None and theirs != rows:
+            continue
+        if all(region.is_ancestor(use.operation) for r in owner.results for use in r.uses) and \
+                region_rows(region, frozenset(owner.results), theirs) == theirs:
+            return owner, theirs
     return None
 
 

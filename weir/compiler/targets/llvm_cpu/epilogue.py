@@ -40,8 +40,7 @@ def plan_epilogue(low: EntryLowering, b: ir.IRBuilder, root: int, stores: list[k
         placed.append(identity if at == () and kv.shape[v] == kv.shape[out] else at)
         if len(kv.shape[v]) < len(identity) or len(placed[-1]) != len(identity):
             return False
-    targets = [(v, low.binding_memory(b, st.binding, st.offset, kv.dtype[v], kv.shape[v], True),
-                at) for st, v, at in zip(stores, values, placed)]
+    targets = [(*low.store_memory(b, st), at) for st, at in zip(stores, placed)]
     if out not in low.memory:
         v = values[0]
         if len(stores) == 1 and placed[0] == identity and kv.shape[v] == kv.shape[out] and \

@@ -166,6 +166,12 @@ class EntryLowering:
         return Memory(b.bitcast(raw, s.memory_type(dtype).as_pointer()), dtype,
                       [self.dim(d) for d in shape])
 
+    def store_memory(self, b: ir.IRBuilder, st: k.Store) -> tuple[ValueRef, Memory]:
+        """The value `st` stores and the binding memory it goes to."""
+        v = self.kv.ref(st.value)
+        return v, self.binding_memory(b, st.binding, st.offset, self.kv.dtype[v],
+                                      self.kv.shape[v], True)
+
     def alloca(self, t: ir.Type) -> ir.Value:
         """In the entry block, so mem2reg turns it into registers."""
         eb = ir.IRBuilder(self.entry_block)
@@ -303,10 +309,7 @@ class EntryLowering:
                      partitioned: bool) -> tuple[k.Dim, int]:
         kv = self.kv
         shape = kv.shape[kv.ref(stores[0].value)]
-        targets = [(kv.ref(st.value), self.binding_memory(b, st.binding, st.offset,
-                                                          kv.dtype[kv.ref(st.value)],
-                                                          kv.shape[kv.ref(st.value)], True))
-                   for st in stores]
+        targets = [self.store_memory(b, st) for st in stores]
         bounds = [(I64(0), self.dim(d)) for d in shape]
         extent: k.Dim = 1
         tile = 1

@@ -75,9 +75,10 @@ def _row_aligned(kv: KernelValues, roots: set[int], p: int) -> set[ValueRef]:
                 marked.add(n)
                 continue
             reading = [j for j, v in enumerate(view.inputs + view.outputs) if v in aligned]
-            if not reading and n not in roots and not any(v in aligned for v in view.captures):
+            captured = any(v in aligned for v in view.captures)
+            if not reading and n not in roots and not captured:
                 continue
-            ok = not any(v in aligned for v in view.captures) and len(view.iterators) >= p and \
+            ok = not captured and len(view.iterators) >= p and \
                 all(view.iterators[d] == "parallel" for d in range(p)) and \
                 all(tuple(view.maps[j][:p]) == tuple(range(p)) for j in reading) and \
                 all(tuple(view.maps[len(view.inputs) + i][:p]) == tuple(range(p))
@@ -113,9 +114,7 @@ def lower_rows(low: EntryLowering, b: ir.IRBuilder, roots: list[int], p: int,
     from weir.compiler.targets.llvm_cpu.lower_entry import Body
     kv = low.kv
     finishing = bool(stores) and plan_epilogue(low, b, roots[-1], stores)
-    targets = [] if finishing else [
-        (kv.ref(st.value), low.binding_memory(b, st.binding, st.offset, kv.dtype[kv.ref(
-            st.value)], kv.shape[kv.ref(st.value)], True)) for st in stores]
+    targets = [] if finishing else [low.store_memory(b, st) for st in stores]
     for n in roots:
         if (n, 0) not in low.memory:  # one value per row: small
             low.memory[(n, 0)] = low.scratch_memory(b, kv.dtype[(n, 0)], low.dims((n, 0)))
