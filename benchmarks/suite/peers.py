@@ -79,9 +79,10 @@ def _weir_tool(name: str) -> list[str]:
     return [sys.executable, "-m", f"weir.tools.{name}"]
 
 
-def compile_weir(program: Path, target: str, output: Path) -> Outcome:
+def compile_weir(program: Path, target: str, output: Path,
+                 flags: Sequence[str] = ()) -> Outcome:
     """`weir-compile` wall time, start-up included, as a user sees it."""
-    outcome, _ = _run([*_weir_tool("compile"), f"--iree-hal-target-backends={target}",
+    outcome, _ = _run([*_weir_tool("compile"), f"--iree-hal-target-backends={target}", *flags,
                        str(program), "-o", str(output)])
     return outcome
 
