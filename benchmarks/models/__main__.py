@@ -9,7 +9,9 @@ same model exported by torch.onnx and imported by weir-import-onnx instead
 
     .venv/bin/python -m benchmarks.models --iree-venv .venv-iree --models mlp,resnet18
 
-Ratios are weir's time over the other's: below 1, weir is faster. A model one peer cannot
+Ratios are weir's time over the other's: below 1, weir is faster. weir's local-task time and
+onnxruntime's are medians over --paired-rounds more runs of the two back to back (the machine's
+speed moves between minutes; the other peers run once). A model one peer cannot
 compile or run keeps its row, with the reason as a note.
 """
 
@@ -248,9 +250,21 @@ def _onnxruntime(row: Row, onnx: Path, inputs: tuple[torch.Tensor, ...], timing:
     row.onnxruntime, row.onnxruntime_memory = peers.run_onnxruntime(onnx, inputs, timing, work)
 
 
-def run_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
+def _pair(row: Row, onnx: Path, inputs: tuple[torch.Tensor, ...], timing: Timing,
+          work: Path, rounds: int) -> None:
+    """weir's local-task time and onnxruntime's as medians of back-to-back rounds."""
+    if row.weir is None or rounds < 1:
+        return
+    plural = "s" if rounds > 1 else ""
+    _log(f"  {row.name}: {rounds} more round{plural} of weir local-task and onnxruntime")
+    row.weir.task, row.onnxruntime = peers.paired_rounds(
+        row.weir.task, row.onnxruntime, onnx, inputs, timing, work, rounds)
+
+
+def run_model(name: str, size: str, timing: Timing, venv: Path | None,
+              rounds: int = 0) -> Row:
     if name.endswith(onnx_export.SUFFIX):
-        return run_onnx_model(name, size, timing, venv)
+        return run_onnx_model(name, size, timing, venv, rounds)
     row = Row(name)
     model, inputs = BY_NAME[name].build(size)
     with torch.no_grad():
@@ -274,10 +288,12 @@ def run_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
         ran, row.eager_memory = peers.eager_memory(program, inputs, work)
         row.eager_memory_error = ran.error
         _measure(row, mlir, program.call_spec.out_spec, inputs, expected, timing, venv, work)
+        _pair(row, work / "model.onnx", inputs, timing, work, rounds)
     return row
 
 
-def run_onnx_model(name: str, size: str, timing: Timing, venv: Path | None) -> Row:
+def run_onnx_model(name: str, size: str, timing: Timing, venv: Path | None,
+                   rounds: int = 0) -> Row:
     """The `-onnx` row: the model exported by torch.onnx and imported by weir-import-onnx
     (benchmarks/models/onnx_export.py); weir's flat outputs are put back in eager's structure
     (the ONNX graph's outputs are its leaves, in order)."""
@@ -302,6 +318,7 @@ def run_onnx_model(name: str, size: str, timing: Timing, venv: Path | None) -> R
             return row
         _measure(row, mlir, pytree.tree_flatten(expected)[1], inputs, expected, timing, venv,
                  work)
+        _pair(row, work / "model.onnx", inputs, timing, work, rounds)
     return row
 
 
@@ -320,6 +337,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--min-time", default="0.3s",
                         help="each repetition's least duration (0.3s) or iteration count (10x)")
+    parser.add_argument("--paired-rounds", type=int, default=2,
+                        help="more rounds of weir local-task and onnxruntime, back to back; "
+                             "each reports the median of its times (default 2)")
     parser.add_argument("--iree-venv", type=Path,
                         help="a virtual environment with IREE's compiler and runtime "
                              "(make iree-venv creates .venv-iree)")
@@ -343,6 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"{', '.join(known)}")
         if args.repetitions < 1:
             raise UsageError(f"--repetitions must be at least 1, got {args.repetitions}")
+        if args.paired_rounds < 0:
+            raise UsageError(f"--paired-rounds must be at least 0, got {args.paired_rounds}")
         parse_min_time(args.min_time)
         venv = args.iree_venv.resolve() if args.iree_venv else None
         if venv is not None and not (venv / "bin" / "iree-compile").exists():
@@ -360,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for index, name in enumerate(names, 1):
             began = time.perf_counter()
             _log(f"[{index}/{len(names)}] {name}")
-            rows.append(run_model(name, args.size, timing, venv))
+            rows.append(run_model(name, args.size, timing, venv, args.paired_rounds))
             _log(f"  {name}: {time.perf_counter() - began:.0f} s")
             # Written after every model: a long run stopped early keeps the rows it finished.
             table = markdown(rows, args.size, version, peak_flops)

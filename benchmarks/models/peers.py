@@ -146,6 +146,30 @@ def run_weir(mlir: str, out_spec: Any, inputs: Sequence[torch.Tensor], expected:
     return result
 
 
+def paired_rounds(weir_task: Outcome, onnxruntime: Outcome, onnx_path: Path,
+                  inputs: Sequence[torch.Tensor], timing: Timing, work: Path,
+                  rounds: int) -> tuple[Outcome, Outcome]:
+    """weir on local-task (`work / "model.wvm"`) and onnxruntime timed again, back to back,
+    `rounds` more times; each keeps the median of all its times. This machine's speed moves by
+    10-50% over seconds to minutes (README, zoo section), and the first two times were taken
+    minutes apart, between the other peers: neighbours' medians compare the two runtimes, not
+    two moments of the machine. A failed child keeps the times of the rounds before it."""
+    if weir_task.seconds is None or onnxruntime.seconds is None:
+        return weir_task, onnxruntime
+    weir_times, ort_times = [weir_task.seconds], [onnxruntime.seconds]
+    paths = save_inputs(inputs, work)
+    for _ in range(rounds):
+        ours = suite_peers.python_call(Path(sys.executable), "weir", work / "model.wvm", "main",
+                                       paths, timing, device="local-task")
+        theirs, _ = run_onnxruntime(onnx_path, inputs, timing, work)
+        if ours.seconds is None or theirs.seconds is None:
+            break
+        weir_times.append(ours.seconds)
+        ort_times.append(theirs.seconds)
+    return Outcome(seconds=float(np.median(weir_times))), \
+        Outcome(seconds=float(np.median(ort_times)))
+
+
 def run_torch(model: torch.nn.Module, inputs: Sequence[torch.Tensor],
               timing: Timing) -> tuple[Outcome, Outcome]:
     """Eager, then inductor (torch.compile's default backend)."""

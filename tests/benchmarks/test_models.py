@@ -1,6 +1,7 @@
 """The model benchmark end to end on the zoo's MLP at its test size (one short repetition, no
-IREE): the table and the JSON have its row with op and dispatch counts, a difference from eager
-within the registry's tolerance and a time for every peer that ran. No timing is asserted."""
+IREE, one more paired round of weir local-task and onnxruntime): the table and the JSON have its
+row with op and dispatch counts, a difference from eager within the registry's tolerance and a
+time for every peer that ran. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from benchmarks.models.__main__ import main  # noqa: E402
 def test_model_benchmark_writes_a_row_with_numbers(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--size=test", "--models=mlp", "--repetitions=1", "--min-time=2x",
-                 "--peak-gflops=100", f"--out={tmp_path}"]) == 0
+                 "--peak-gflops=100", "--paired-rounds=1", f"--out={tmp_path}"]) == 0
     table = (tmp_path / "models.md").read_text()
-    assert capsys.readouterr().out == table
+    captured = capsys.readouterr()
+    assert captured.out == table
+    assert "mlp: 1 more round of weir local-task and onnxruntime" in captured.err
     row = next(line for line in table.splitlines() if line.startswith("| mlp |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1] == "13" and int(cells[2]) >= 1  # 3 linear layers, 2 relus; dispatches
@@ -43,6 +46,12 @@ def test_unknown_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--models=mlp,alexnet"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--models: unknown alexnet; known: mlp," in err
+
+
+def test_negative_paired_rounds_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--models=mlp", "--paired-rounds=-1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--paired-rounds must be at least 0, got -1" in err
 
 
 def test_onnx_row_goes_through_weir_import_onnx(
