@@ -81,11 +81,10 @@ class WeirResult:
     packing: Packing | None = None
 
 
-def dispatch_count(module: bytes, work: Path) -> int:
-    """Dispatches recorded by @main: its `hal.command_buffer.dispatch` calls, read from
-    weir-dump-module (the zoo's programs have no loops, so each runs once per call)."""
-    path = work / "model.wvm"
-    path.write_bytes(module)
+def dispatch_count(path: Path) -> int:
+    """Dispatches recorded by @main of the module file at `path`: its
+    `hal.command_buffer.dispatch` calls, read from weir-dump-module (the zoo's programs have no
+    loops, so each runs once per call)."""
     done = subprocess.run([sys.executable, "-m", "weir.tools.dump_module", str(path)],
                           capture_output=True, text=True, check=True, cwd=suite_peers.REPO_ROOT)
     return done.stdout.count(_DISPATCH)
@@ -120,14 +119,14 @@ def run_weir(mlir: str, out_spec: Any, inputs: Sequence[torch.Tensor], expected:
     if compiled.error is not None:
         not_compiled = Outcome(error="not compiled")
         return WeirResult(compiled, not_compiled, not_compiled)
-    module = module_path.read_bytes()
     result = WeirResult(compiled, Outcome(error="not run"), Outcome(error="not run"),
-                        dispatch_count(module, work))
+                        dispatch_count(module_path))
     options = weir.CompilerOptions(target_backends=("llvm-cpu",), strip_assertions=True)
     result.packing = packing_of(weir.compile_to_phase(mlir, "model.mlir", options, "stream"))
     paths = save_inputs(inputs, work)
-    ran, result.memory = _memory_child(Path(sys.executable), "weir", work / "model.wvm", paths)
+    ran, result.memory = _memory_child(Path(sys.executable), "weir", module_path, paths)
     result.memory_error = ran.error
+    module = module_path.read_bytes()
     for device in ("local-sync", "local-task"):
         try:
             with wt.CompiledModel(module, device, out_spec, mlir) as model:
@@ -137,7 +136,7 @@ def run_weir(mlir: str, out_spec: Any, inputs: Sequence[torch.Tensor], expected:
         except WeirError as error:
             outcome = Outcome(error=str(error).splitlines()[0])
         else:
-            outcome = suite_peers.python_call(Path(sys.executable), "weir", work / "model.wvm",
+            outcome = suite_peers.python_call(Path(sys.executable), "weir", module_path,
                                               "main", paths, timing, device=device)
         if device == "local-sync":
             result.sync = outcome
