@@ -14,6 +14,15 @@ ExecutionModel = Literal["async-internal", "async-external"]
 EXECUTION_MODELS: tuple[ExecutionModel, ...] = ("async-internal", "async-external")
 
 
+def default_kernel_cache_dir() -> Path | None:
+    """Where llvm-cpu keeps its microkernels' object code unless told otherwise: in the
+    user's cache directory, or nowhere when there is no home directory."""
+    try:
+        return Path.home() / ".cache" / "weir" / "kernels"
+    except RuntimeError:
+        return None
+
+
 @dataclass(frozen=True)
 class TargetDevice:
     """A device named in the program (`device_a=local[0]`): name, kind and ordinal."""
@@ -58,3 +67,6 @@ class CompilerOptions:
     disabled_passes: frozenset[str] = field(default_factory=frozenset)
     # Remove `cf.assert` from linalg op bodies (`--iree-opt-strip-assertions`; off, as in IREE).
     strip_assertions: bool = False
+    # Where llvm-cpu keeps its microkernels' object code between compilations
+    # (--weir-llvmcpu-kernel-cache-dir; targets/llvm_cpu/kernel_cache.py); None: none kept.
+    kernel_cache_dir: Path | None = field(default_factory=default_kernel_cache_dir)

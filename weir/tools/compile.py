@@ -18,6 +18,7 @@ from weir.compiler.options import (
     CompilerOptions,
     ExecutionModel,
     TargetDevice,
+    default_kernel_cache_dir,
 )
 from weir.errors import UsageError
 from weir.tools.cli import run_tool
@@ -74,6 +75,9 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
     Flag("weir-accumulate-f16-in-f32", "bool", "Accumulate f16/bf16 matmuls in f32 and round "
          "once (faster on llvm-cpu, more accurate); default: round after each step of k, as "
          "IREE does.", default=False),
+    Flag("weir-llvmcpu-kernel-cache-dir", "string", "Where llvm-cpu keeps its microkernels' "
+         "object code between compilations (default ~/.cache/weir/kernels); empty: nowhere.",
+         metavar="DIR"),
     Flag("weir-hal-executable-jobs", "int", "Processes that compile executables in parallel "
          "(llvm-cpu: LLVM's optimisation and code generation) when there are several; 0: one "
          "per available CPU, 1 (default): all in the compiling process.", default=1, metavar="N"),
@@ -135,6 +139,7 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
     if jobs < 0:
         raise UsageError(f"--weir-hal-executable-jobs: expected a count >= 0, got {jobs}")
     dump = flags.string("dump-compilation-phases-to")
+    cache = flags.string("weir-llvmcpu-kernel-cache-dir")
     disabled = frozenset() if flags.boolean("weir-stream-elide-transfers") else \
         frozenset({"elide-transfers"})
     return CompilerOptions(
@@ -151,6 +156,8 @@ def options_from_flags(flags: ParsedFlags) -> CompilerOptions:
         dump_phases_to=Path(dump) if dump else None,
         disabled_passes=disabled,
         strip_assertions=flags.boolean("iree-opt-strip-assertions"),
+        kernel_cache_dir=default_kernel_cache_dir() if cache is None else
+        Path(cache) if cache else None,
     )
 
 

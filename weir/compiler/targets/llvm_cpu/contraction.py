@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -27,7 +28,8 @@ from weir.compiler.targets.llvm_cpu.gemv import get_gemv, gemv_name
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
-from weir.compiler.targets.llvm_cpu.object_code import compile_module
+from weir.compiler.targets.llvm_cpu.kernel_cache import cached_object
+from weir.compiler.targets.llvm_cpu.object_code import compile_module, object_key
 from weir.compiler.targets.llvm_cpu.strided import packed_source, strided_view
 from weir.format import kernel_description as k
 from weir.format.packed_weights import MATMUL_PANELS_PERMUTATION, matmul_panels_shape
@@ -223,10 +225,12 @@ def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: boo
 
 
 @functools.cache
-def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
+def gemm_object(cpu: CpuTarget, types: tuple[str, str, str],
+                cache_dir: Path | None = None) -> bytes:
     """Object code defining `gemm_name(types)`, its from-zero and from-row variants, for f32
     their prepacked variants, and the two few-rows kernels (`gemv_name`); cached because it
-    depends on nothing else, and building and optimising it costs more than most dispatches.
+    depends on nothing else, and building and optimising it costs more than most dispatches:
+    in this process, and in `cache_dir` between processes (kernel_cache.py).
     The variants share their driver and tiles: each costs an entry point of a few calls."""
     module = ir.Module(name=gemm_name(types))
     module.triple = cpu.triple
@@ -237,7 +241,8 @@ def gemm_object(cpu: CpuTarget, types: tuple[str, str, str]) -> bytes:
             get_gemm(module, cpu, *types, from_zero, True, from_row).linkage = ""
     for transposed in (False, True):
         get_gemv(module, cpu, *types, transposed).linkage = ""
-    return compile_module(module, cpu)
+    text = str(module)
+    return cached_object(cache_dir, object_key(text, cpu), lambda: compile_module(text, cpu))
 
 
 def in_memory(low: EntryLowering, b: ir.IRBuilder, v: ValueRef) -> Memory:

@@ -5,6 +5,7 @@ parallel (`--weir-hal-executable-jobs`) import only this and llvmlite."""
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
@@ -29,6 +30,15 @@ def optimize(module: ir.Module | str, cpu: CpuTarget) -> llvm.ModuleRef:
 def compile_module(module: ir.Module | str, cpu: CpuTarget) -> bytes:
     """LLVM IR -> optimised object code."""
     return cpu.target_machine().emit_object(optimize(module, cpu))  # type: ignore[no-any-return]
+
+
+def object_key(ir_text: str, cpu: CpuTarget) -> tuple[str, ...]:
+    """Everything `compile_module(ir_text, cpu)` depends on, for a cache of its objects: the IR,
+    the CPU, LLVM's and llvmlite's versions, and this file (the pipeline and its tuning)."""
+    import llvmlite
+    pipeline = Path(__file__).read_text()
+    return (ir_text, cpu.triple, cpu.cpu, cpu.features, repr(llvm.llvm_version_info),
+            llvmlite.__version__, pipeline)
 
 
 # Old and new name of each symbol a copy of a module is emitted under (see `compile_copies`).

@@ -93,7 +93,8 @@ class LLVMCPUTarget(Target):
 
         def finish(objects: list[bytes]) -> bytes:
             # The GEMM kernels are compiled here, once per process (cached), not per job.
-            objects = objects + [gemm_object(cpu, t) for t in sorted(gemms)]
+            objects = objects + [gemm_object(cpu, t, options.kernel_cache_dir)
+                                 for t in sorted(gemms)]
             return encode_native_executable(NativeExecutable(
                 cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), tuple(objects)))
         return Translation([SharedJob(compile_copies, (str(module), cpu), tuple(renaming))],
