@@ -49,8 +49,12 @@ def _normalise(options: CompilerOptions) -> CompilerOptions:
         if d.name in names:
             raise UsageError(f"target_devices: device '{d.name}' is named twice")
         names.add(d.name)
+    cache = options.kernel_cache_dir or None  # "" (the CLI's spelling of none) too
+    if cache is not None and not isinstance(cache, (str, os.PathLike)):
+        raise UsageError(f"kernel_cache_dir: expected a directory path or None, got "
+                         f"{type(cache).__name__}")
     return replace(options, target_backends=tuple(dict.fromkeys(backends)),
-                   target_devices=devices)
+                   target_devices=devices, kernel_cache_dir=None if cache is None else Path(cache))
 
 
 def _compile(source: str | bytes, filename: str, options: CompilerOptions,

@@ -16,6 +16,7 @@ from weir.compiler.targets.llvm_cpu import kernel_cache
 from weir.compiler.targets.llvm_cpu.kernel_cache import cached_object, entry_name
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.object_code import object_key
+from weir.errors import UsageError
 from weir.tools import compile as compile_tool
 
 
@@ -110,6 +111,17 @@ def test_a_module_from_a_cache_entry_is_the_one_compiled_without_a_cache(tmp_pat
     entries = list(tmp_path.iterdir())
     assert len(entries) == 1 and entries[0].suffix == ".o"
     assert _compile(tmp_path) == first == without
+
+
+def test_the_api_takes_a_path_string_or_none_and_rejects_anything_else(tmp_path: Path) -> None:
+    gemm_object.cache_clear()
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",), kernel_cache_dir=str(tmp_path))
+    weir.compile_string(SRC, "mm.mlir", options)
+    assert len(list(tmp_path.iterdir())) == 1
+    with pytest.raises(UsageError, match="^kernel_cache_dir: expected a directory path or None, "
+                                         "got int$"):
+        weir.compile_string(SRC, "mm.mlir", weir.CompilerOptions(
+            target_backends=("llvm-cpu",), kernel_cache_dir=5))  # type: ignore[arg-type]
 
 
 def test_the_flag_names_the_directory_or_turns_the_cache_off() -> None:
