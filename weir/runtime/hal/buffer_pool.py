@@ -49,10 +49,8 @@ class PoolingAllocator(Allocator):
             self._max_pooled = 0
 
     def allocate(self, size: int) -> Buffer:
-        if type(size) is int and 0 <= size < POOL_MIN_BYTES:  # every call's small buffers
-            return Buffer._owning(fresh_bytes(size), self._counter)
         if type(size) is not int or size < POOL_MIN_BYTES:
-            return super().allocate(size)  # its error for a size that is not one
+            return super().allocate(size)  # every call's small buffers; its error for a non-size
         with self._lock:
             free = self._free.get(size)
             slab = free.pop() if free else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+import llvmlite
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
@@ -35,7 +36,6 @@ def compile_module(module: ir.Module | str, cpu: CpuTarget) -> bytes:
 def object_key(ir_text: str, cpu: CpuTarget) -> tuple[str, ...]:
     """Everything `compile_module(ir_text, cpu)` depends on, for a cache of its objects: the IR,
     the CPU, LLVM's and llvmlite's versions, and this file (the pipeline and its tuning)."""
-    import llvmlite
     pipeline = Path(__file__).read_text()
     return (ir_text, cpu.triple, cpu.cpu, cpu.features, repr(llvm.llvm_version_info),
             llvmlite.__version__, pipeline)

@@ -92,7 +92,8 @@ class LLVMCPUTarget(Target):
             gemms |= lowering.gemms
 
         def finish(objects: list[bytes]) -> bytes:
-            # The GEMM kernels are compiled here, once per process (cached), not per job.
+            # The GEMM kernels are compiled here, not per job: once per process, and kept on
+            # disk between processes (kernel_cache.py).
             objects = objects + [gemm_object(cpu, t, options.kernel_cache_dir)
                                  for t in sorted(gemms)]
             return encode_native_executable(NativeExecutable(
