@@ -49,8 +49,12 @@ class PoolingAllocator(Allocator):
             self._max_pooled = 0
 
     def allocate(self, size: int) -> Buffer:
+        if type(size) is int and 0 <= size < POOL_MIN_BYTES:
+            # Every call's small buffers, inline: through Allocator.allocate they cost 0.9 µs
+            # instead of 0.7 (its checks and one more frame).
+            return Buffer._owning(fresh_bytes(size), self._counter)
         if type(size) is not int or size < POOL_MIN_BYTES:
-            return super().allocate(size)  # every call's small buffers; its error for a non-size
+            return super().allocate(size)  # its error for a size that is not one
         with self._lock:
             free = self._free.get(size)
             slab = free.pop() if free else None
