@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import weakref
 from typing import Sequence
 
 import llvmlite.binding as llvm
@@ -25,6 +26,7 @@ from weir.format.native_executable import (
     BindingAccess,
     NativeEntry,
     NativeExecutable,
+    SCRATCH_RELEASE_SYMBOL,
     decode_native_executable,
 )
 from weir.format.kernel_description import Dim, PushDim, window_error
@@ -132,12 +134,21 @@ def _checked_count(e: _Entry, workgroups: tuple[int, ...], constants: Sequence[i
     return count
 
 
+def _release_scratch(address: int, engine: llvm.ExecutionEngine) -> None:
+    """Frees the scratch blocks the executable kept (the compiler's llvm_cpu/scratch.py) while
+    its code, held by `engine`, is still loaded."""
+    ctypes.CFUNCTYPE(None)(address)()
+    del engine
+
+
 class LoadedNativeExecutable(Executable):
     def __init__(self, exe: NativeExecutable, engine: llvm.ExecutionEngine,
-                 entries: list[_Entry]) -> None:
+                 entries: list[_Entry], release: int = 0) -> None:
         self._engine = engine  # owns the code the entries point into
         self._entries = entries
         self._names = tuple(e.name for e in exe.entries)
+        if release:  # when nothing can dispatch to this executable any more
+            weakref.finalize(self, _release_scratch, release, engine)
 
     @property
     def entry_points(self) -> tuple[str, ...]:
@@ -184,11 +195,12 @@ class LoadedNativeExecutable(Executable):
 _LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_"})
 
 
-def _check_symbols(exe: NativeExecutable) -> None:
+def _check_symbols(exe: NativeExecutable) -> set[str]:
     """Every symbol the objects need must come from one of them or from this process (libc,
     libm); LLVM's linker would leave a missing one at address 0. Every entry point's symbol must
     be defined by the objects themselves: asking LLVM for a name it does not have can abort the
-    process, and a symbol of this process (say `abort`) is no entry point."""
+    process, and a symbol of this process (say `abort`) is no entry point. Returns the symbols
+    the objects define."""
     defined: set[str] = set()
     undefined: set[str] = set()
     for code in exe.objects:
@@ -205,6 +217,7 @@ def _check_symbols(exe: NativeExecutable) -> None:
         if meta.symbol not in defined:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")
+    return defined
 
 
 def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
@@ -212,7 +225,7 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
     with LLVM_LOCK:
         triple, have, tm = _host()
     _check_compatible(exe, triple, have)
-    _check_symbols(exe)
+    defined = _check_symbols(exe)
     try:
         with LLVM_LOCK:  # a device thread may be building a replay executor meanwhile
             engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
@@ -223,13 +236,15 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
         raise LoadError(f"llvm-cpu executable: cannot load its object code: {e}") from e
     with LLVM_LOCK:
         addresses = [engine.get_function_address(meta.symbol) for meta in exe.entries]
+        release = engine.get_function_address(SCRATCH_RELEASE_SYMBOL) \
+            if SCRATCH_RELEASE_SYMBOL in defined else 0
     entries = []
     for meta, address in zip(exe.entries, addresses):
         if not address:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")
         entries.append(_Entry(meta, address))
-    return LoadedNativeExecutable(exe, engine, entries)
+    return LoadedNativeExecutable(exe, engine, entries, release)
 
 
 LLVM_CPU_LOADER = LoaderInfo(FORMAT, load_native_executable,

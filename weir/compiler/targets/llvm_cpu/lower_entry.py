@@ -30,6 +30,7 @@ from weir.compiler.targets.llvm_cpu.reshape_index import reshaped_index
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.padded_input import inside
 from weir.compiler.targets.llvm_cpu.reduction import lower_reduction
+from weir.compiler.targets.llvm_cpu.scratch import scratch_functions
 from weir.compiler.targets.llvm_cpu.row_pipeline import lower_rows, row_count
 from weir.compiler.targets.llvm_cpu.slices import (
     lower_insert_chain,
@@ -185,7 +186,7 @@ class EntryLowering:
         return ir.Function(self.module, ir.FunctionType(ret, args), name)
 
     def _free(self) -> ir.Function:
-        return self._declare("free", ir.VoidType(), [I8P])
+        return scratch_functions(self.module)[1]
 
     def scoped(self, b: ir.IRBuilder, body: Callable[[], None]) -> None:
         """Runs `body`, then frees the scratch it allocated: inside a loop, scratch lives for one
@@ -197,12 +198,13 @@ class EntryLowering:
         del self.scratch[mark:]
 
     def scratch_memory(self, b: ir.IRBuilder, dtype: str, dims: list[ir.Value]) -> Memory:
-        """Heap memory freed when the entry returns (scratch may be too big for a stack)."""
+        """Memory given back when the entry returns (scratch may be too big for a stack), kept
+        by the executable between calls (scratch.py)."""
         count: ir.Value = I64(1)
         for d in dims:
             count = b.mul(count, d)
         size = BY_NAME[dtype].byte_size
-        raw = b.call(self._declare("malloc", I8P, [I64]), [b.mul(count, I64(size))])
+        raw = b.call(scratch_functions(self.module)[0], [b.mul(count, I64(size))])
         self.scratch.append(raw)
         return Memory(b.bitcast(raw, s.memory_type(dtype).as_pointer()), dtype, dims)
 
