@@ -356,3 +356,23 @@ def test_from_row_starts_every_row_of_c_from_the_row(kinds: tuple[str, str, str]
         check(c, expected(a, b, np.repeat(row, m, axis=0)), a, b)
         np.testing.assert_array_equal(c, filled)
         assert (c.base[:, n:] == -7777).all(), "the padding of C was written"
+
+
+def test_prepacked_weights_are_prefetched_a_panel_ahead() -> None:
+    """Prepacked B (constant weights, cold on every call) has tiles that prefetch the next
+    micro-panel, NR * K elements on, two rows of k per iteration; packed B (just written to
+    L2 by pack_b) has none. Results: tests/e2e/test_prepacked_weights.py."""
+    cpu = resolve_cpu("host")
+    for prepacked in (False, True):
+        module = ir.Module("prefetch")
+        module.triple = cpu.triple
+        get_gemm(module, cpu, "f32", "f32", "f32", prepacked=prepacked)
+        tiles = [fn for fn in module.functions if ".tile" in fn.name]
+        prefetching = [fn for fn in tiles if fn.name.endswith(".prefetch")]
+        assert bool(prefetching) == prepacked
+        for fn in prefetching:
+            plain = module.globals[fn.name[:-len(".prefetch")]]
+            assert len(fn.args) == len(plain.args) + 1  # the next panel
+            assert "llvm.prefetch" in str(fn)
+    driver = str(module.globals["weir_gemm_f32_f32_f32.driver_prepacked"])
+    assert ".prefetch" in driver and ".prepacked\"(" in driver  # both kinds of tile are run

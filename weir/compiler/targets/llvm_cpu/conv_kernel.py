@@ -29,6 +29,7 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.scalars import prefetch_l2
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
@@ -441,17 +442,6 @@ def splat(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:
     undef = ir.Constant(ir.VectorType(value.type, lanes), ir.Undefined)
     first = b.insert_element(undef, value, ir.Constant(_I32, 0))
     return b.shuffle_vector(first, undef, ir.Constant(ir.VectorType(_I32, lanes), [0] * lanes))
-
-
-def prefetch_l2(b: ir.IRBuilder, pointer: ir.Value) -> None:
-    """A read prefetch of the line at `pointer` into L2 (locality 2); never faults."""
-    i8p = ir.IntType(8).as_pointer()
-    fn = b.module.globals.get("llvm.prefetch.p0")
-    if not isinstance(fn, ir.Function):
-        fn = ir.Function(b.module, ir.FunctionType(_VOID, [i8p, _I32, _I32, _I32]),
-                         "llvm.prefetch.p0")
-    b.call(fn, [b.bitcast(pointer, i8p), ir.Constant(_I32, 0), ir.Constant(_I32, 2),
-                ir.Constant(_I32, 1)])
 
 
 def fmuladd(b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:

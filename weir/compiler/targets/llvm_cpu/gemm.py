@@ -24,6 +24,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.halfs import half_to_float
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+from weir.compiler.targets.llvm_cpu.scalars import prefetch_l2
 from weir.errors import UsageError
 
 _I8 = ir.IntType(8)
@@ -266,12 +267,6 @@ class Emitter:
         index = ir.Constant(ir.VectorType(_I64, lanes), list(range(first, first + lanes)))
         return b.icmp_signed("<", index, _splat(b, count, lanes))
 
-    def _prefetch_l2(self, b: ir.IRBuilder, pointer: ir.Value) -> None:
-        fn = self._declare("llvm.prefetch.p0",
-                           ir.FunctionType(_VOID, [_BYTES, _I32, _I32, _I32]))
-        b.call(fn, [b.bitcast(pointer, _BYTES), ir.Constant(_I32, 0), ir.Constant(_I32, 2),
-                    ir.Constant(_I32, 1)])
-
     def _multiply_add(self, b: ir.IRBuilder, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
         if self.acc not in _FLOATS:
             return b.add(b.mul(x, y), z)
@@ -287,7 +282,7 @@ class Emitter:
     # -- the register tile --------------------------------------------------------------------
 
     def tile(self, rows: int, from_zero: bool = False, prepacked: bool = False,
-             from_row: bool = False) -> ir.Function:
+             from_row: bool = False, prefetch: bool = False) -> ir.Function:
         """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
         a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is
         loaded into the accumulators before the K loop and stored after it, so each element
@@ -299,25 +294,28 @@ class Emitter:
         with zero would have put there); `from_row`: they start at the NR values of a row (a
         last argument) in every row of the tile (what a broadcast bias would have put there).
         `prepacked`: B's panels are a binding's memory, which is aligned to its element only,
-        so its vectors are loaded unaligned."""
+        so its vectors are loaded unaligned. `prefetch`: a last argument points at the next
+        micro-panel of B, whose lines are prefetched into L2 as this tile's k advances (the
+        first row panel streams the weights from memory; see `_blocked`)."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         start = ".from_row" if from_row else ".from_zero" if from_zero else ""
         name = f"{self.name}.tile{rows}{start}" \
-               f"{'.prepacked' if prepacked else ''}"
+               f"{'.prepacked' if prepacked else ''}{'.prefetch' if prefetch else ''}"
         b_align = self.element_bytes if prepacked else self.vector_align
         existing = self._defined(name)
         if existing is not None:
             return existing
         pointer = self.scalar.as_pointer()
         fn = self._function(name, [_I64, pointer, pointer, pointer, _I64, _I64, _I64] +
-                            ([pointer] if from_row else []), (1, 2, 3))
+                            ([pointer] if from_row else []) + ([pointer] if prefetch else []),
+                            (1, 2, 3))
         fn.attributes.add("noinline")
         kc, a, bp, c, ldc, valid, width = fn.args[:7]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         c_rows = [_at(b, c, _mul(b, ldc, i)) for i in range(rows)]
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
-                self._prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
+                prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
         zero = self._load_row(b, rows, width, fn.args[7]) if from_row else \
             [ir.Constant(self.vector, None)] * (rows * vectors) if from_zero else \
             self._load_c(b, rows, valid, width, c_rows)
@@ -348,6 +346,10 @@ class Emitter:
         stepped = self._tile_step(b, rows, a, bp, k, accumulators, b_align)
         stepped = self._tile_step(b, rows, a, bp, b.add(k, _i64(1), flags=("nsw",)), stepped,
                                   b_align)
+        if prefetch:  # the next panel's two rows of k that these steps' rows stand for
+            ahead = _at(b, fn.args[-1], _mul(b, k, nr))
+            for line in range(0, 2 * nr * self.element_bytes, _LINE_BYTES):
+                prefetch_l2(b, _at(b, ahead, line // self.element_bytes))
         k_next = b.add(k, _i64(2), flags=("nsw",))
         k.add_incoming(k_next, loop)
         for phi, start_value, value in zip(accumulators, initial, stepped):
@@ -813,9 +815,16 @@ class Emitter:
         block). `prepacked`: B's panels are
         read where they lie, nothing of B is packed."""
         blk = self.blk
-        tiles = {rows: self.tile(rows, False, prepacked) for rows in blk.row_steps}
-        first_tiles = {rows: self.tile(rows, True, prepacked) for rows in blk.row_steps}
-        row_tiles = {rows: self.tile(rows, True, prepacked, True) for rows in blk.row_steps}
+        # Prepacked B (weights) is cold on every call: the first row panel of the first row
+        # block, which reads it from memory, prefetches each next micro-panel meanwhile; the
+        # panels after it find B in L2 (packed B was just written there).
+        kinds = (False, True) if prepacked else (False,)
+        tiles = {(rows, p): self.tile(rows, False, prepacked, False, p)
+                 for rows in blk.row_steps for p in kinds}
+        first_tiles = {(rows, p): self.tile(rows, True, prepacked, False, p)
+                       for rows in blk.row_steps for p in kinds}
+        row_tiles = {(rows, p): self.tile(rows, True, prepacked, True, p)
+                     for rows in blk.row_steps for p in kinds}
         pack_a, pack_b = self.pack_a(), self.pack_b()
         given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
@@ -848,16 +857,29 @@ class Emitter:
                                     _at(b, c_block, b.add(_mul(b, i, ldc), jr)), ldc, valid,
                                     width]
                             first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
-                            with b.if_else(first) as (from_zero_tiles, c_tiles):
-                                with from_zero_tiles:
-                                    with b.if_else(given) as (from_row, from_zero_only):
-                                        with from_row:
-                                            self._dispatch(b, row_tiles, rows, args + [
-                                                _at(b, row, b.add(jc, jr))])
-                                        with from_zero_only:
-                                            self._dispatch(b, first_tiles, rows, args)
-                                with c_tiles:
-                                    self._dispatch(b, tiles, rows, args)
+
+                            def run(p: bool, extra: list[ir.Value]) -> None:
+                                with b.if_else(first) as (from_zero_tiles, c_tiles):
+                                    with from_zero_tiles:
+                                        with b.if_else(given) as (from_row, from_zero_only):
+                                            with from_row:
+                                                self._dispatch(b, row_tiles, rows, args + [
+                                                    _at(b, row, b.add(jc, jr))] + extra, p)
+                                            with from_zero_only:
+                                                self._dispatch(b, first_tiles, rows,
+                                                               args + extra, p)
+                                    with c_tiles:
+                                        self._dispatch(b, tiles, rows, args + extra, p)
+                            if not prepacked:
+                                run(False, [])
+                            else:
+                                streaming = b.and_(b.icmp_signed("==", ic, _i64(0)),
+                                                   b.icmp_signed("==", i, _i64(0)))
+                                with b.if_else(streaming) as (cold, warm):
+                                    with cold:
+                                        run(True, [_at(b, panel_at, _mul(b, ldb, blk.nr))])
+                                    with warm:
+                                        run(False, [])
                     self._row_panels(b, mc, panel)
         self._release(b, raw)
 
@@ -901,14 +923,15 @@ class Emitter:
         b.branch(head)
         b.position_at_end(done)
 
-    def _dispatch(self, b: ir.IRBuilder, tiles: dict[int, ir.Function], rows: ir.Value,
-                  args: list[ir.Value]) -> None:
+    def _dispatch(self, b: ir.IRBuilder, tiles: dict[tuple[int, bool], ir.Function],
+                  rows: ir.Value, args: list[ir.Value], prefetch: bool) -> None:
         fn = b.function
         joined = fn.append_basic_block("tile.done")
-        largest = max(tiles)
+        chosen = {count: tile for (count, p), tile in tiles.items() if p == prefetch}
+        largest = max(chosen)
         default = fn.append_basic_block(f"tile{largest}")
         switch = b.switch(rows, default)
-        for count, tile in tiles.items():
+        for count, tile in chosen.items():
             block = default if count == largest else fn.append_basic_block(f"tile{count}")
             if count != largest:
                 switch.add_case(_i64(count), block)
