@@ -134,8 +134,10 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     xd = dict(zip(op.input_layout, low.dims(x)))
     od = dict(zip(layout, low.dims(out)))
     out_h, out_w, feats = od["H"], od["W"], od["F"]
-    source = _input_pixels(low, b, x, xm, op, kernel, hull, xd, (out_h, out_w))
     panels = kernel.panel(b, packed_filter(low, b, op))
+    band = _band_rows(low, b, x, xm, op, kernel, xd, od) if panels.prepacked else None
+    source = _input_pixels(low, b, x, xm, op, kernel, hull, xd, (out_h, out_w)) \
+        if band is None else None
     nr = I64(kernel.blk.nr)
     row = None
     if layout == "NHWF" and dest.dtype == acc:
@@ -152,7 +154,33 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     def part(pb: ir.IRBuilder, rows: tuple[ir.Value, ir.Value],
              blocks: tuple[ir.Value, ir.Value]) -> None:
         cols = (pb.mul(blocks[0], nr), smin(pb, pb.mul(blocks[1], nr), feats))
+        if band is None:
+            assert source is not None
+            rows_of(pb, rows, blocks, cols, source)
+            return
+        # Bands of rows, each start to end (its input rows, the kernel, the epilogue) while
+        # its input and output are in L2.
+        per, slab = band
 
+        def image(ib: ir.IRBuilder, bn: ir.Value) -> None:
+            base = ib.mul(bn, out_h)
+            oh_lo = smax(ib, ib.sub(rows[0], base), I64(0))
+            oh_hi = smin(ib, ib.sub(rows[1], base), out_h)
+            count = ib.sdiv(ib.add(ib.sub(oh_hi, oh_lo), I64(per - 1)), I64(per))
+
+            def one(cb: ir.IRBuilder, j: ir.Value) -> None:
+                oh0 = cb.add(oh_lo, cb.mul(j, I64(per)))
+                oh1 = smin(cb, cb.add(oh0, I64(per)), oh_hi)
+                pixels = _band_pixels(low, cb, x, xm, op, kernel, xd, slab, bn, (oh0, oh1))
+                rows_of(cb, (cb.add(base, oh0), cb.add(base, oh1)), blocks, cols, pixels)
+            for_range(ib, I64(0), smax(ib, count, I64(0)), one, "band")
+        for_range(pb, pb.sdiv(rows[0], out_h),
+                  pb.sdiv(pb.add(rows[1], pb.sub(out_h, I64(1))), out_h), image, "image")
+
+    def rows_of(pb: ir.IRBuilder, rows: tuple[ir.Value, ir.Value],
+                blocks: tuple[ir.Value, ir.Value], cols: tuple[ir.Value, ir.Value],
+                source: Pixels) -> None:
+        """Output rows [rows) of the channel blocks [blocks): init, kernel, epilogue."""
         def start(rb: ir.IRBuilder, r: ir.Value) -> None:
             bn, oh = rb.sdiv(r, out_h), rb.srem(r, out_h)
             if scratch is None:
@@ -177,6 +205,64 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             finish_block(low, rb, n, [spans.get(d, cols) for d in layout])
         for_range(pb, rows[0], rows[1], finish, "finish")
     return part
+
+
+# What a band of output rows keeps in L2 (of 2 MiB or more): its input rows, and its output
+# rows again. A whole large image did not: VGG's 224 x 224 x 64 layer wrote a 13 MB padded
+# copy of its input and read it back, and its ReLU read and wrote the 13 MB output a second time.
+BAND_BYTES = 512 * 1024
+
+
+def _band_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+               op: k.Conv2D,
+               kernel: DirectConv, xd: dict[str, ir.Value], od: dict[str, ir.Value]
+               ) -> tuple[int, Memory | None] | None:
+    """(output rows per band, scratch for a band's input rows, None when the input is read in
+    place) for a convolution whose image is larger than BAND_BYTES, read in place or through
+    its pad (`padded_row_copy`); None for one that runs whole (a small image: bands would cut
+    its register tiles, which may span rows and images)."""
+    g = kernel.g
+    sizes = [getattr(d, "constant", None) for d in (xd["H"], xd["W"], xd["C"], od["W"], od["F"])]
+    if not all(isinstance(v, int) for v in sizes) or op.input_layout != "NHWC" or \
+            (g.sh, g.sw) != op.strides or (xm is None and padded_row_copy(low, x) is None):
+        return None
+    in_h, in_w, chans, out_w, feats = (int(v) for v in sizes)  # type: ignore[arg-type]
+    in_row, out_row = in_w * chans * 4, out_w * feats * 4
+    if max(in_h * in_row, g.out_h * out_row) <= BAND_BYTES:
+        return None
+    reach = (g.kh - 1) * g.dh + 1  # input rows the first output row of a band reads
+    per = max(1, min(BAND_BYTES // out_row, (BAND_BYTES // in_row - reach) // g.sh + 1))
+    if per >= g.out_h:
+        return None
+    if xm is not None:
+        return per, None
+    slab_rows = (per - 1) * g.sh + reach
+    return per, low.scratch_memory(b, "f32", [I64(slab_rows), xd["W"], xd["C"]])
+
+
+def _band_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
+                 op: k.Conv2D, kernel: DirectConv, xd: dict[str, ir.Value],
+                 slab: Memory | None, bn: ir.Value, band: tuple[ir.Value, ir.Value]) -> Pixels:
+    """The input as the kernel reads it for output rows [band) of image bn: in place, or its
+    rows copied with their pad into `slab`, addressed as if the slab were the whole image."""
+    row_elements = b.mul(xd["W"], xd["C"])
+    image_elements = b.mul(xd["H"], row_elements)
+    if slab is None:
+        assert xm is not None
+        return Pixels(xm.ptr, I64(0), image_elements, row_elements)
+    g = kernel.g
+    copy = padded_row_copy(low, x)
+    assert copy is not None
+    ih0 = b.mul(band[0], I64(g.sh))
+    reach = b.add(b.mul(b.sub(band[1], I64(1)), I64(g.sh)), I64((g.kh - 1) * g.dh + 1))
+    ih1 = smin(b, reach, xd["H"])
+    for_range(b, ih0, ih1, lambda rb, ih: copy(
+        rb, bn, ih, rb.gep(slab.ptr, [rb.mul(rb.sub(ih, ih0), row_elements)], inbounds=True)),
+        "ih")
+    # Row ih of image bn at slab + (ih - ih0) rows: the kernel computes offsets from image
+    # bn's row 0, ih0 rows before the slab's first.
+    return Pixels(b.gep(slab.ptr, [b.neg(b.mul(ih0, row_elements))]), bn, image_elements,
+                  row_elements)
 
 
 def packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D) -> ir.Value | None:
