@@ -2,7 +2,10 @@
 // (barriers between their commands where data flows, the merged await joining what the first awaited and the
 // later allocations), takes every open execute a fan-in depends on, and leaves apart: executes
 // separated by a host await, executes on other devices, executes of different async.execute
-// regions, and executes that also wait for a fence from outside.
+// regions, and executes that also wait for a fence from outside. In a loop's body, executes
+// that also wait for the work before the loop or for what the loop carries merge when every
+// timepoint of the function is its one device's work, and stay apart when a fence comes from
+// outside.
 // RUN: weir-opt --split-input-file --schedule-execution %s | filecheck %s
 
 // CHECK-LABEL: func.func @chain(
@@ -157,5 +160,73 @@ func.func @kept_apart(%arg0: !stream.resource<external>, %out: !stream.resource<
     "stream.cmd.dispatch"(%arg0, %out) <{entry_point = @d4::@d4, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<external>, !stream.resource<external>) -> ()
   }) {weir.async_region = 2 : index} : (!stream.timepoint) -> !stream.timepoint
   "stream.timepoint.await"(%last) : (!stream.timepoint) -> ()
+  func.return
+}
+
+// -----
+
+// A loop body's two dependent executes, the first waiting for what the loop carries and the
+// second also for an execute before the loop: one execute per step.
+// CHECK-LABEL: func.func @loop_body(
+// CHECK: %[[BEFORE:.*]] = "stream.cmd.execute"
+// CHECK: scf.for
+// CHECK: %[[WAIT:.*]] = "stream.timepoint.join"(%t, %a_ready, %[[BEFORE]])
+// CHECK-NEXT: %[[STEP:.*]] = "stream.cmd.execute"(%[[WAIT]])
+// CHECK-NEXT: "stream.cmd.dispatch"({{.*}}) <{entry_point = @d1::@d1
+// CHECK-NEXT: "stream.cmd.barrier"()
+// CHECK-NEXT: "stream.cmd.dispatch"({{.*}}) <{entry_point = @d2::@d2
+// CHECK-NEXT: })
+// CHECK-NEXT: scf.yield %[[STEP]]
+func.func @loop_body(%arg0: !stream.resource<external>, %out: !stream.resource<external>) {
+  %s = arith.constant 16 : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %before = "stream.cmd.execute"() <{affinity = #hal.device.affinity<@dev>}> ({
+    "stream.cmd.dispatch"(%arg0, %out) <{entry_point = @d0::@d0, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<external>, !stream.resource<external>) -> ()
+  }) : () -> !stream.timepoint
+  %done = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %before) -> (!stream.timepoint) {
+    %a, %a_ready = "stream.resource.alloca"(%s) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<transient>, !stream.timepoint)
+    %j1 = "stream.timepoint.join"(%t, %a_ready) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+    %t1 = "stream.cmd.execute"(%j1) <{affinity = #hal.device.affinity<@dev>}> ({
+      "stream.cmd.dispatch"(%out, %a) <{entry_point = @d1::@d1, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<external>, !stream.resource<transient>) -> ()
+    }) : (!stream.timepoint) -> !stream.timepoint
+    %j2 = "stream.timepoint.join"(%t1, %before) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+    %t2 = "stream.cmd.execute"(%j2) <{affinity = #hal.device.affinity<@dev>}> ({
+      "stream.cmd.dispatch"(%a, %out) <{entry_point = @d2::@d2, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<transient>, !stream.resource<external>) -> ()
+    }) : (!stream.timepoint) -> !stream.timepoint
+    scf.yield %t2 : !stream.timepoint
+  }
+  "stream.timepoint.await"(%done) : (!stream.timepoint) -> ()
+  func.return
+}
+
+// -----
+
+// The same loop in a function that imports a fence: what the loop carries might be that
+// fence, so the step that waits for it keeps its own execute.
+// CHECK-LABEL: func.func @loop_body_with_a_fence(
+// CHECK: scf.for
+// CHECK: "stream.cmd.execute"
+// CHECK: "stream.cmd.execute"
+// CHECK: scf.yield
+func.func @loop_body_with_a_fence(%arg0: !stream.resource<external>, %out: !stream.resource<external>, %fence: !hal.fence) {
+  %s = arith.constant 16 : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %outside = "stream.timepoint.import"(%fence) : (!hal.fence) -> !stream.timepoint
+  %done = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %outside) -> (!stream.timepoint) {
+    %a, %a_ready = "stream.resource.alloca"(%s) <{affinity = #hal.device.affinity<@dev>}> : (index) -> (!stream.resource<transient>, !stream.timepoint)
+    %t1 = "stream.cmd.execute"(%a_ready) <{affinity = #hal.device.affinity<@dev>}> ({
+      "stream.cmd.dispatch"(%out, %a) <{entry_point = @d1::@d1, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<external>, !stream.resource<transient>) -> ()
+    }) : (!stream.timepoint) -> !stream.timepoint
+    %j2 = "stream.timepoint.join"(%t1, %t) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+    %t2 = "stream.cmd.execute"(%j2) <{affinity = #hal.device.affinity<@dev>}> ({
+      "stream.cmd.dispatch"(%a, %out) <{entry_point = @d2::@d2, access = ["ro", "wo"], operandSegmentSizes = array<i32: 0, 0, 2>}> : (!stream.resource<transient>, !stream.resource<external>) -> ()
+    }) : (!stream.timepoint) -> !stream.timepoint
+    scf.yield %t2 : !stream.timepoint
+  }
+  "stream.timepoint.await"(%done) : (!stream.timepoint) -> ()
   func.return
 }

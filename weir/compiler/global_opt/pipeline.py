@@ -8,6 +8,7 @@ from weir.compiler.global_opt.convert_conv_to_channels_last import ConvertConvTo
 from weir.compiler.global_opt.drop_unused_results import DropUnusedResults
 from weir.compiler.global_opt.fold_batch_norm_into_conv import FoldBatchNormIntoConv
 from weir.compiler.global_opt.fold_constant_expressions import FoldConstantExpressions
+from weir.compiler.global_opt.fold_constant_slices import FoldConstantSlices
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
 from weir.compiler.global_opt.fold_zero_products import FoldZeroProducts
 from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
@@ -18,6 +19,8 @@ from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
 
 PASSES: tuple[Pass, ...] = (
+    # Static slices of constants (an ONNX LSTM's gates, cut from one matrix) as constants.
+    FoldConstantSlices(),
     # Elementwise math on constants alone (a batch norm's 1 / sqrt(var + eps)) computed once.
     FoldConstantExpressions(),
     # Weights stated as transpose(W) (linear layers) stored transposed: no per-call copy.

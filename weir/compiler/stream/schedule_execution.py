@@ -58,8 +58,22 @@ class ScheduleExecution(Pass):
     def run(self, module: ModuleOp, state: CompilationState) -> None:
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
+                carried = _loop_timepoints_are_own_work(fn)
                 for block in host_blocks_innermost_first(fn.body.block):
-                    _schedule_block(block)
+                    _schedule_block(block, carried)
+
+
+def _loop_timepoints_are_own_work(fn: func.FuncOp) -> bool:
+    """Whether a timepoint a loop carries (a block argument) can only stand for executes of
+    the function's one device: no fence comes from outside (imports) and every execute has the
+    same affinity and async region."""
+    keys = set()
+    for op in fn.walk():
+        if isinstance(op, stream.TimepointImportOp):
+            return False
+        if isinstance(op, stream.CmdExecuteOp):
+            keys.add(_group(op))
+    return len(keys) <= 1
 
 
 class _Group:
@@ -99,7 +113,7 @@ class _Group:
         return group
 
 
-def _schedule_block(block: Block) -> None:
+def _schedule_block(block: Block, carried: bool) -> None:
     open_groups: list[_Group] = []
     merged: dict[int, _Group] = {}  # by id: groups of several executes, not taken into another
     seen: dict[Operation, int] = {}
@@ -109,7 +123,7 @@ def _schedule_block(block: Block) -> None:
             key = _group(op)
             reached = [g for g in open_groups if g.key == key and (
                 op.await_timepoint in g.derived or _reaches(op.await_timepoint, g.derived))]
-            if reached and _only_host_ready_waits(op, reached):
+            if reached and _only_host_ready_waits(op, reached, block, carried):
                 for g in reached:
                     open_groups.remove(g)
                     merged.pop(id(g), None)
@@ -144,15 +158,30 @@ def _reaches(timepoint: SSAValue | None, derived: set[SSAValue]) -> bool:
     return any(t in derived for t in _leaves(timepoint))
 
 
-def _only_host_ready_waits(op: stream.CmdExecuteOp, merged: list[_Group]) -> bool:
+def _only_host_ready_waits(op: stream.CmdExecuteOp, merged: list[_Group], block: Block,
+                           carried: bool) -> bool:
     """Whether everything `op` waits for, beyond the executes merging into it, is ready as soon
-    as the host gets there (allocations): merging must not hold their work back behind
-    something else, such as another device's work or a fence from outside."""
+    as the host gets there or was submitted before the block began: merging must not hold their
+    work back behind something else, such as another device's work, a fence from outside, or
+    an independent execute of the same block (which could run beside them). Allowed: an
+    allocation; an execute of the same device and region from an enclosing block (a loop
+    body's executes wait for the work before the loop: without this, a loop's body kept one
+    submission per dispatch, 9 per step of an ONNX LSTM); any timepoint from before the block
+    (the loop's own, a previous loop's results) when the function's timepoints are all its one
+    device's work (`carried`)."""
+    key = _group(op)
     for t in _leaves(op.await_timepoint):
         if any(t in s.derived for s in merged):
             continue
-        if not isinstance(t.owner, stream.ResourceAllocaOp):
-            return False
+        owner = t.owner
+        if isinstance(owner, stream.ResourceAllocaOp):
+            continue
+        outside = owner is block or (isinstance(owner, Operation) and
+                                     owner.parent_block() is not block)
+        if outside and (carried or (isinstance(owner, stream.CmdExecuteOp) and
+                                    _group(owner) == key)):
+            continue
+        return False
     return True
 
 
