@@ -11,12 +11,15 @@ from weir.compiler.flow.form_dispatch_regions import FormDispatchRegions
 from weir.compiler.flow.fuse_row_reductions import FuseRowReductions
 from weir.compiler.flow.inline_internal_calls import InlineInternalCalls
 from weir.compiler.flow.outline_dispatch_regions import OutlineDispatchRegions
+from weir.compiler.flow.unroll_host_loops import UnrollHostLoops
 from weir.compiler.flow.verify import verify_flow
 from weir.compiler.pass_base import Pass
 
 PASSES: tuple[Pass, ...] = (
     # Whole-program data flow: fold the ABI stubs' private bodies and user helpers inline.
     InlineInternalCalls(),
+    # Loops of a few steps with constant bounds unrolled: their dispatches join one command buffer.
+    UnrollHostLoops(),
     # One form for all tensor math, so fusion and targets see only linalg.
     ConvertElementwiseToLinalg(),
     # Two-result and composite arith ops (now scalars) as single ops targets and the VM compute.
