@@ -7,7 +7,10 @@ inputs once and writes its result once.
 A producer that other ops also use is cloned into the region rather than moved: recomputing an
 elementwise value where it is needed costs arithmetic, while materialising it costs a write and
 a read of the whole tensor, and memory bandwidth is what bounds such ops. Roots are visited last
-to first, so by the time a producer's last user is grouped the producer moves in.
+to first, so by the time a producer's last user is grouped the producer moves in. The exception
+is a producer with work of its own that a broadcast would compute again for each of many more
+elements (an attention mask computed per token, read per score): it is materialised once at its
+own size (fusion_costs.py).
 
 `tensor.extract_slice` is elementwise in this sense (each element is one element of its source,
 at a remapped index), so a slice fuses into whatever reads it, offsets and all; so are static
@@ -31,6 +34,7 @@ it materialises anyway)."""
 
 from __future__ import annotations
 
+from weir.compiler.flow.fusion_costs import is_reduction, recomputed_per_broadcast
 from weir.compiler.host_control_flow import host_blocks_innermost_first
 from weir.compiler.pass_base import Pass
 from weir.compiler.shapes import dynamic_dims
@@ -117,12 +121,7 @@ def _takes_epilogue(op: Operation) -> bool:
     elementwise code before storing them."""
     if len(op.results) != 1:
         return False
-    return _is_reduction(op) or isinstance(op, EPILOGUE_ROOTS)
-
-
-def _is_reduction(op: Operation) -> bool:
-    return isinstance(op, linalg.ReduceOp) or isinstance(op, linalg.GenericOp) and any(
-        it.data != linalg_attrs.IteratorType.PARALLEL for it in op.iterator_types)
+    return is_reduction(op) or isinstance(op, EPILOGUE_ROOTS)
 
 
 def _epilogue_step(value: SSAValue, block: Block, rowwise: bool) -> Operation | None:
@@ -163,7 +162,7 @@ def _epilogues(block: Block) -> tuple[dict[Operation, Operation], dict[Operation
         if not _takes_epilogue(op):
             continue
         chain: list[Operation] = []
-        rowwise = _is_reduction(op)
+        rowwise = is_reduction(op)
         step = _epilogue_step(op.results[0], block, rowwise)
         while step is not None and step not in member_of:
             chain.append(step)
@@ -340,7 +339,8 @@ class FormDispatchRegions(Pass):
                     continue  # another contraction's epilogue: computed in its region
                 if anchor.get(op) is producer or isinstance(producer, linalg.FillOp) or \
                         _is_chained_insert(op, operand) or fuse and (
-                            _is_padded_input(op, operand) or _is_elementwise(producer)):
+                            _is_padded_input(op, operand) or _is_elementwise(producer) and
+                            not recomputed_per_broadcast(producer, root)):
                     fused.add(producer)
                     pending.append(producer)
         return fused
