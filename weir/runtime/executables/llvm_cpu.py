@@ -148,7 +148,9 @@ class LoadedNativeExecutable(Executable):
         self._entries = entries
         self._names = tuple(e.name for e in exe.entries)
         if release:  # when nothing can dispatch to this executable any more
-            weakref.finalize(self, _release_scratch, release, engine)
+            # Not at interpreter exit, where a device thread may still be inside an entry
+            # point; the process's memory goes with it then anyway.
+            weakref.finalize(self, _release_scratch, release, engine).atexit = False
 
     @property
     def entry_points(self) -> tuple[str, ...]:
