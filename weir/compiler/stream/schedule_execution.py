@@ -176,8 +176,11 @@ def _only_host_ready_waits(op: stream.CmdExecuteOp, merged: list[_Group], block:
         owner = t.owner
         if isinstance(owner, stream.ResourceAllocaOp):
             continue
-        outside = owner is block or (isinstance(owner, Operation) and
-                                     owner.parent_block() is not block)
+        # A block argument is carried by a loop (or a branch); a function's own arguments come
+        # from its caller, whatever they are.
+        carried_in = owner is block and not isinstance(block.parent_op(), func.FuncOp)
+        outside = carried_in or (isinstance(owner, Operation) and
+                                 owner.parent_block() is not block)
         if outside and (carried or (isinstance(owner, stream.CmdExecuteOp) and
                                     _group(owner) == key)):
             continue
