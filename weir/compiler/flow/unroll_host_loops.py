@@ -17,6 +17,7 @@ from __future__ import annotations
 from weir.compiler.codegen.fold_scalars import fold
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
+from weir.ir.op_checks.common import constant_int
 from weir.ir.upstream import (
     arith,
     Builder,
@@ -54,7 +55,7 @@ def _folded(op: Operation) -> arith.ConstantOp | None:
     if len(op.results) != 1 or op.regions or not op.operands or \
             not isinstance(op.results[0].type, IndexType | IntegerType):
         return None
-    operands = [_constant(v) for v in op.operands]
+    operands = [constant_int(v) for v in op.operands]
     if any(v is None for v in operands):
         return None
     value = fold(op, operands)  # type: ignore[arg-type]
@@ -66,22 +67,15 @@ def _folded(op: Operation) -> arith.ConstantOp | None:
     return constant
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _trip_count(loop: scf.ForOp) -> int | None:
-    lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+    lb, ub, step = (constant_int(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or step <= 0:
         return None
     return max(0, -(-(ub - lb) // step))
 
 
 def _unroll(loop: scf.ForOp, trips: int) -> None:
-    lb, step = _constant(loop.lb), _constant(loop.step)
+    lb, step = constant_int(loop.lb), constant_int(loop.step)
     assert lb is not None and step is not None
     block = loop.body.block
     iv, carried_args = block.args[0], block.args[1:]
@@ -91,9 +85,7 @@ def _unroll(loop: scf.ForOp, trips: int) -> None:
     index_type = iv.type
     for k in range(trips):
         value = lb + k * step
-        attr = IntegerAttr(value, index_type) if isinstance(index_type, IndexType | IntegerType) \
-            else IntegerAttr(value, IndexType())
-        step_iv = b.insert(arith.ConstantOp(attr, index_type)).result
+        step_iv = b.insert(arith.ConstantOp(IntegerAttr(value, index_type), index_type)).result
         made.append(step_iv.owner)  # type: ignore[arg-type]
         mapping: dict[SSAValue, SSAValue] = {iv: step_iv, **dict(zip(carried_args, carried))}
         for op in block.ops:

@@ -26,6 +26,7 @@ from weir.compiler.targets.llvm_cpu.conv_rows import (
     copy_input_row,
     fill_row,
     nchw_row_copy,
+    RowCopy,
     write_row,
 )
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
@@ -160,7 +161,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             return
         # Bands of rows, each start to end (its input rows, the kernel, the epilogue) while
         # its input and output are in L2.
-        per, slab = band
+        per, band_scratch = band
 
         def image(ib: ir.IRBuilder, bn: ir.Value) -> None:
             base = ib.mul(bn, out_h)
@@ -171,7 +172,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             def one(cb: ir.IRBuilder, j: ir.Value) -> None:
                 oh0 = cb.add(oh_lo, cb.mul(j, I64(per)))
                 oh1 = smin(cb, cb.add(oh0, I64(per)), oh_hi)
-                pixels = _band_pixels(low, cb, x, xm, op, kernel, xd, slab, bn, (oh0, oh1))
+                pixels = _band_pixels(low, cb, x, xm, op, kernel, xd, band_scratch, bn, (oh0, oh1))
                 rows_of(cb, (cb.add(base, oh0), cb.add(base, oh1)), blocks, cols, pixels)
             for_range(ib, I64(0), smax(ib, count, I64(0)), one, "band")
         for_range(pb, pb.sdiv(rows[0], out_h),
@@ -216,15 +217,16 @@ BAND_BYTES = 512 * 1024
 def _band_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
                op: k.Conv2D,
                kernel: DirectConv, xd: dict[str, ir.Value], od: dict[str, ir.Value]
-               ) -> tuple[int, Memory | None] | None:
+               ) -> tuple[int, tuple[Memory, RowCopy] | None] | None:
     """(output rows per band, scratch for a band's input rows, None when the input is read in
     place) for a convolution whose image is larger than BAND_BYTES, read in place or through
     its pad (`padded_row_copy`); None for one that runs whole (a small image: bands would cut
     its register tiles, which may span rows and images)."""
     g = kernel.g
+    copy = None if xm is not None else padded_row_copy(low, x)
     sizes = [getattr(d, "constant", None) for d in (xd["H"], xd["W"], xd["C"], od["W"], od["F"])]
     if not all(isinstance(v, int) for v in sizes) or op.input_layout != "NHWC" or \
-            (g.sh, g.sw) != op.strides or (xm is None and padded_row_copy(low, x) is None):
+            (g.sh, g.sw) != op.strides or (xm is None and copy is None):
         return None
     in_h, in_w, chans, out_w, feats = (int(v) for v in sizes)  # type: ignore[arg-type]
     in_row, out_row = in_w * chans * 4, out_w * feats * 4
@@ -236,23 +238,25 @@ def _band_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | No
         return None
     if xm is not None:
         return per, None
+    assert copy is not None
     slab_rows = (per - 1) * g.sh + reach
-    return per, low.scratch_memory(b, "f32", [I64(slab_rows), xd["W"], xd["C"]])
+    return per, (low.scratch_memory(b, "f32", [I64(slab_rows), xd["W"], xd["C"]]), copy)
 
 
 def _band_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | None,
                  op: k.Conv2D, kernel: DirectConv, xd: dict[str, ir.Value],
-                 slab: Memory | None, bn: ir.Value, band: tuple[ir.Value, ir.Value]) -> Pixels:
+                 scratch: tuple[Memory, RowCopy] | None, bn: ir.Value,
+                 band: tuple[ir.Value, ir.Value]) -> Pixels:
     """The input as the kernel reads it for output rows [band) of image bn: in place, or its
-    rows copied with their pad into `slab`, addressed as if the slab were the whole image."""
+    rows copied with their pad into `scratch` (slab and row copy), addressed as if the slab were
+    the whole image."""
     row_elements = b.mul(xd["W"], xd["C"])
     image_elements = b.mul(xd["H"], row_elements)
-    if slab is None:
+    if scratch is None:
         assert xm is not None
         return Pixels(xm.ptr, I64(0), image_elements, row_elements)
     g = kernel.g
-    copy = padded_row_copy(low, x)
-    assert copy is not None
+    slab, copy = scratch
     ih0 = b.mul(band[0], I64(g.sh))
     reach = b.add(b.mul(b.sub(band[1], I64(1)), I64(g.sh)), I64((g.kh - 1) * g.dh + 1))
     ih1 = smin(b, reach, xd["H"])
