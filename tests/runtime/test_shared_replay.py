@@ -6,6 +6,7 @@ to do)."""
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -156,3 +157,30 @@ def test_a_local_task_device_shares_a_recorded_chain_and_counts_every_dispatch()
         np.testing.assert_array_equal(buffers[-1].data.view(np.int64), np.arange(N) + 8)
         counts = device.statistics.snapshot()["dispatches_by_entry_point"]
         assert counts["k::add_one"] == 8
+
+
+@pytest.mark.parametrize("slot, first_failure", [(0, 3), (1, 12)])
+def test_each_thread_runs_its_own_ticket_before_taking_another(slot: int,
+                                                               first_failure: int) -> None:
+    """One thread alone runs both halves of the first row, its own half first: the failing
+    element it reports is in the half whose ticket is its home (slot 0: workgroups 0-7, slot 1:
+    8-15). Tickets taken in arrival order would give a lone helper the first half."""
+    device = LocalSyncDevice()
+    start = np.arange(N)
+    start[3] = start[12] = -1
+    buffers = _buffers(device, 3, start)
+    batch = _chain_batch(buffers)
+    records: list[list[int]] = []
+
+    def share(function: int, args: Sequence[int], threads: int, lead: Lead) -> int:
+        if slot:
+            _helper(function, args, 1)  # alone: the leader comes after it, to nothing
+        failed = lead()
+        faults = (ctypes.c_int64 * (4 * threads)).from_address(args[5])
+        records.append(list(faults[4 * slot:4 * slot + 4]))
+        return failed
+
+    with pytest.raises(BatchFault, match=r"input must not be -1") as failure:
+        batch.run_shared(share)
+    assert failure.value.row == 0
+    assert records == [[1, 0, first_failure, -1]]

@@ -29,6 +29,7 @@ from weir.runtime.executables.shared_replay import (
     MAX_BINDINGS,
     FAILED_SLOT,
     ROW_FIELDS,
+    ROWS,
     STATE_WORDS,
     TOTAL,
     shared_executor,
@@ -41,7 +42,7 @@ Share = Callable[[int, Sequence[int], int, Callable[[], int]], int]
 
 # Each row (ROW_FIELDS words): entry point address, first binding (index into the gather and
 # offset arrays), number of bindings, push constant array address, workgroup count, then what
-# only the shared executor reads (tickets, the done count its phase waits for).
+# only the shared executor reads (tickets, the done count its phase waits for, its first ticket).
 _EXECUTOR_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                   ctypes.c_void_p)
@@ -240,7 +241,7 @@ class NativeBatch:
             if r and (phases is None or phases[r]):
                 phase_start = ticket
             rows[r] = (c.fn, first, len(c.addresses), base_c + 8 * offset_c, c.count, tickets,
-                       phase_start)
+                       phase_start, ticket)
             first += len(c.addresses)
             offset_c += len(c.constants)
             ticket += tickets
@@ -309,7 +310,8 @@ class NativeBatch:
             slots_at = slot_addresses.buffer_info()[0]
         else:
             slots_at = ctypes.addressof(slot_addresses)
-        state = (ctypes.c_int64 * STATE_WORDS)()
+        state = (ctypes.c_int64 * (STATE_WORDS + self._total))()  # claims start at zero
+        state[ROWS] = self._count
         state[TOTAL] = self._total
         faults = (ctypes.c_int64 * (4 * self._threads))()
         executor = shared_executor()
