@@ -1,6 +1,9 @@
 """Loader of the `llvm-cpu` payload: the object code is linked into this process by LLVM's
 in-memory linker (llvmlite's MCJIT; no system linker, no files), and each entry point is called
 through ctypes, which releases the GIL, so workgroups on several threads really run in parallel.
+An object that defines no entry point is a library (the GEMM kernels, 100 KiB, which every
+executable of a module carries): identical bytes are linked once per process and shared, so a
+module of 260 executables (the ONNX LSTM unrolled) loads in 145 MiB of RSS rather than 219.
 
 Native code cannot check its own accesses, so every dispatch first checks each binding's byte
 extent (from the payload's access list) against the buffer it was given, refuses to write
@@ -13,6 +16,7 @@ AVX-512 on a machine without it is a LoadError, not an illegal instruction."""
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import math
 import weakref
 from typing import Sequence
@@ -197,16 +201,43 @@ class LoadedNativeExecutable(Executable):
 _LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_"})
 
 
-def _check_symbols(exe: NativeExecutable) -> set[str]:
+class _Library:
+    """An object that defines no entry point (the GEMM kernels every executable of a module
+    carries), linked once per process: its code, the engine that holds it, its symbols."""
+
+    def __init__(self, engine: llvm.ExecutionEngine, addresses: dict[str, int]) -> None:
+        self.engine = engine
+        self.addresses = addresses
+
+
+# Libraries by the SHA-256 of their bytes: identical object code is linked once, however many
+# executables (of however many modules) carry it. Kept for the life of the process: a handful
+# (one per GEMM type combination and CPU) in any one process.
+_LIBRARIES: dict[bytes, _Library] = {}
+
+
+def _library(code: bytes, defined: set[str], tm: llvm.TargetMachine) -> _Library:
+    """Called with LLVM_LOCK held."""
+    key = hashlib.sha256(code).digest()
+    found = _LIBRARIES.get(key)
+    if found is None:
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+        engine.finalize_object()
+        found = _Library(engine, {name: engine.get_function_address(name) for name in defined})
+        _LIBRARIES[key] = found
+    return found
+
+
+def _check_symbols(exe: NativeExecutable, tables: list[tuple[set[str], set[str]]]) -> set[str]:
     """Every symbol the objects need must come from one of them or from this process (libc,
     libm); LLVM's linker would leave a missing one at address 0. Every entry point's symbol must
     be defined by the objects themselves: asking LLVM for a name it does not have can abort the
     process, and a symbol of this process (say `abort`) is no entry point. Returns the symbols
-    the objects define."""
+    the objects define; `tables` holds each object's (defined, undefined) symbols."""
     defined: set[str] = set()
     undefined: set[str] = set()
-    for code in exe.objects:
-        d, u = symbols(code)
+    for d, u in tables:
         defined |= d
         undefined |= u
     process = ctypes.CDLL(None)
@@ -227,12 +258,26 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
     with LLVM_LOCK:
         triple, have, tm = _host()
     _check_compatible(exe, triple, have)
-    defined = _check_symbols(exe)
+    tables = [symbols(code) for code in exe.objects]
+    defined = _check_symbols(exe, tables)
+    entry_symbols = {meta.symbol for meta in exe.entries} | {SCRATCH_RELEASE_SYMBOL}
     try:
         with LLVM_LOCK:  # a device thread may be building a replay executor meanwhile
             engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-            for code in exe.objects:
-                engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+            libraries = []
+            for i, (code, (own, needs)) in enumerate(zip(exe.objects, tables)):
+                others = set().union(*(d for j, (d, _) in enumerate(tables) if j != i))
+                # A library stands alone: it defines no entry point and needs nothing from
+                # the executable's other objects.
+                if own and not own & entry_symbols and not needs & others:
+                    libraries.append(_library(code, own, tm))
+                else:
+                    engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+            # This executable's references resolve to its own libraries' code, whatever
+            # another module linked under the same names before.
+            for library in libraries:
+                for name, address in library.addresses.items():
+                    llvm.add_symbol(name, address)
             engine.finalize_object()
     except RuntimeError as e:
         raise LoadError(f"llvm-cpu executable: cannot load its object code: {e}") from e
