@@ -3,7 +3,8 @@ kernel's panel layout (pack_conv_filters.py) and the kernel reads in place, on e
 (the `run` fixture loads module bytes, so the panels lie wherever the load put them) against
 numpy: NCHW, NHWC/HWCF and NHWC/FHWC, strides, two images, a bias with a ReLU after it, small
 images whose workgroups split the output channels too (with and without a partial last block of
-channels), and a large image whose workgroups split rows only."""
+channels), a large image whose workgroups split rows only, and a channels-last 1x1 convolution
+from more channels to fewer whose rows run in several chunks of the GEMM."""
 
 from __future__ import annotations
 
@@ -88,9 +89,9 @@ def reference(x_nhwc: np.ndarray, w_hwcf: np.ndarray, stride: int) -> np.ndarray
 CASES = [("NCHW", 1, 10, 16, 32, 3, 1, True), ("NCHW", 1, 9, 64, 64, 3, 1, False),
          ("NHWC", 2, 9, 32, 48, 3, 1, True), ("NHWC-FHWC", 1, 10, 16, 32, 3, 1, False),
          ("NCHW", 1, 15, 128, 64, 1, 2, True), ("NCHW", 1, 9, 64, 40, 3, 1, True),
-         ("NCHW", 1, 40, 16, 32, 3, 1, True)]
+         ("NCHW", 1, 40, 16, 32, 3, 1, True), ("NHWC", 1, 96, 128, 32, 1, 1, True)]
 IDS = ["nchw-bias-relu", "nchw-7x7-output", "nhwc-two-images", "nhwc-fhwc",
-       "nchw-strided-1x1", "nchw-partial-block", "nchw-rows-only"]
+       "nchw-strided-1x1", "nchw-partial-block", "nchw-rows-only", "nhwc-1x1-chunks"]
 
 
 @pytest.mark.parametrize("layout, images, size, chans, feats, window, stride, bias", CASES,

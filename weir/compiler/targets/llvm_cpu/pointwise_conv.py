@@ -63,21 +63,27 @@ def pointwise_applies(low: EntryLowering, n: int, op: k.Conv2D) -> bool:
         kv.dtype[x] == kv.dtype[w] == kv.dtype[(n, 0)] == "f32"
 
 
-# Output (or input) bytes of a chunk of a 1x1 convolution's rows: the chunk stays in L2 (2 MiB
-# on the cores in use, 512 KiB on AMD Zen) between its product and its epilogue.
+# Output bytes of a chunk of a 1x1 convolution's rows (and input bytes, when the input is an
+# expression computed into scratch): the chunk stays in L2 (2 MiB on the cores in use, 512 KiB
+# on AMD Zen) between its product and its epilogue.
 CHUNK_BYTES = 256 << 10
 # A filter larger than this does not stay in L2 from one chunk's GEMM to the next.
 FILTER_IN_L2 = 1 << 20
 
 
-def _chunk_rows(width: int, feats: int, chans: int) -> int:
-    """Output rows per chunk: about CHUNK_BYTES of output (or input); and when the C x F filter
-    is too large to stay in L2, at least C pixels. Each chunk's GEMM then streams the whole
-    filter from L3 or memory, which with as many pixels as channels costs no more than writing
-    the chunk's P x F output. (SqueezeNet's last 1 x 1 convolution, 512 -> 1000 channels over
-    169 pixels, took its 2 MB filter in three chunks of 65 pixels: 1.13 ms where one chunk
-    takes 0.96, on one thread.)"""
-    by_bytes = max(1, CHUNK_BYTES // (4 * width * max(feats, chans)))
+def chunk_rows(width: int, feats: int, chans: int, input_in_memory: bool) -> int:
+    """Output rows per chunk: about CHUNK_BYTES of what must stay in cache, the output, and the
+    input when it is computed into scratch (an input in memory is only read, by the GEMM's
+    packing of A: sizing chunks by it too cut ResNet-50's 1024 -> 256 convolutions at 14 x 14
+    into chunks of 56 pixels, each streaming the whole 1 MB filter again; by the output alone,
+    ResNet-50 took 0.97x the time on local-task, MobileNetV2 0.965x). And when the C x F
+    filter is too large to stay in L2, at least C pixels. Each chunk's GEMM then streams the
+    whole filter from L3 or memory, which with as many pixels as channels costs no more than
+    writing the chunk's P x F output. (SqueezeNet's last 1 x 1 convolution, 512 -> 1000
+    channels over 169 pixels, took its 2 MB filter in three chunks of 65 pixels: 1.13 ms where
+    one chunk takes 0.96, on one thread.)"""
+    kept = feats if input_in_memory else max(feats, chans)
+    by_bytes = max(1, CHUNK_BYTES // (4 * width * kept))
     if 4 * chans * feats <= FILTER_IN_L2:
         return by_bytes
     return max(by_bytes, -(-chans // width))
@@ -121,7 +127,7 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     if partitioned:
         _, extent, tile = low.grid((rows,), width * feats * chans)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
-    chunk = _chunk_rows(width, feats, chans)
+    chunk = chunk_rows(width, feats, chans, low.memory.get(x) is not None)
     from_zero = starts_from_zero(low, init)
     # A bias starts the GEMM's tiles: no pass writing it into the output first.
     row = None if from_zero else bias_row(low, init, "f32")
