@@ -3,6 +3,8 @@ dispatches (batched replay, reusable command buffers) without compiling a progra
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
@@ -29,6 +31,30 @@ def entry_point(symbol: str) -> tuple[ir.Module, ir.Function]:
     i8pp = ir.IntType(8).as_pointer().as_pointer()
     fn = ir.Function(m, ir.FunctionType(I64, [i8pp, I64.as_pointer(), I64, I64,
                                               I64.as_pointer()]), symbol)
+    return m, fn
+
+
+def fill_entry(symbol: str, value: Callable[[ir.IRBuilder, ir.Value], ir.Value]
+               ) -> tuple[ir.Module, ir.Function]:
+    """An entry point `symbol` that stores `value(b, i)` to out[i] (binding 0, i64 elements)
+    for each workgroup i in [begin, end) and returns 0."""
+    m, fn = entry_point(symbol)
+    bindings, _, begin, end, _ = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    out = b.bitcast(b.load(bindings), I64.as_pointer())
+    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
+    entry = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(begin, entry)
+    b.cbranch(b.icmp_signed("<", i, end), body, done)
+    b.position_at_end(body)
+    b.store(value(b, i), b.gep(out, [i]))
+    i.add_incoming(b.add(i, I64(1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    b.ret(I64(0))
     return m, fn
 
 

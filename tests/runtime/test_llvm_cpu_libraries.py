@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 import numpy as np
-from native_kernels import entry_point, I64, object_code
+from native_kernels import entry_point, fill_entry, I64, object_code
 
 from weir.format.kernel_description import PushDim
 from weir.format.native_executable import (
@@ -37,24 +37,9 @@ def _library_object(value: int) -> bytes:
 def _payload(value: int) -> bytes:
     """One entry point, `fill`: out[i] = weir_test_library_value() over its workgroups, the
     function coming from a library object of this payload that returns `value`."""
-    m, fn = entry_point("weir_fill")
-    library = ir.Function(m, ir.FunctionType(I64, []), _LIBRARY_SYMBOL)
-    bindings, _, begin, end, _ = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    out = b.bitcast(b.load(bindings), I64.as_pointer())
-    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
-    entry = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64)
-    i.add_incoming(begin, entry)
-    b.cbranch(b.icmp_signed("<", i, end), body, done)
-    b.position_at_end(body)
-    b.store(b.call(library, []), b.gep(out, [i]))
-    i.add_incoming(b.add(i, I64(1)), body)
-    b.branch(head)
-    b.position_at_end(done)
-    b.ret(I64(0))
+    def call_library(b: ir.IRBuilder, i: ir.Value) -> ir.Value:
+        return b.call(ir.Function(b.module, ir.FunctionType(I64, []), _LIBRARY_SYMBOL), [])
+    m, _ = fill_entry("weir_fill", call_library)
     triple, caller = object_code(m)
     meta = NativeEntry("fill", "weir_fill", 1, 1,
                        (BindingAccess(0, 0, "i64", (PushDim(0),), True),), PushDim(0), 1)

@@ -8,7 +8,7 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 import pytest
-from native_kernels import entry_point, I64, object_code
+from native_kernels import fill_entry, object_code
 
 from weir.errors import LoadError, ModuleFormatError, RuntimeFault
 from weir.format.native_executable import (
@@ -27,23 +27,7 @@ from weir.runtime.hal.workgroups import InlineWorkgroups, ParallelWorkgroups
 
 def _iota_object() -> tuple[str, bytes]:
     """`iota(bindings, consts, begin, end)`: out[i] = i for i in [begin, end) (tile 1)."""
-    m, fn = entry_point("weir_iota")
-    bindings, _, begin, end, _ = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    out = b.bitcast(b.load(bindings), I64.as_pointer())
-    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
-    entry = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64)
-    i.add_incoming(begin, entry)
-    b.cbranch(b.icmp_signed("<", i, end), body, done)
-    b.position_at_end(body)
-    b.store(i, b.gep(out, [i]))
-    i.add_incoming(b.add(i, I64(1)), body)
-    b.branch(head)
-    b.position_at_end(done)
-    b.ret(I64(0))
+    m, _ = fill_entry("weir_iota", lambda b, i: i)
     return object_code(m)
 
 
