@@ -1,15 +1,20 @@
 """Executables whose kernels are the same but for their names share LLVM's optimisation: each
 still gets exactly the object code it would get compiled on its own under its names (copies
-after the first are read back from bitcode, which must keep what code generation looks at)."""
+after the first are read back from bitcode, which must keep what code generation looks at), and
+since an entry point's symbol is named by its place in its executable, the same object code,
+emitted once."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
 import weir.api as weir
+from weir.format.module_file import deserialize
+from weir.format.native_executable import decode_native_executable
 from weir.compiler.targets.llvm_cpu import target
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.object_code import compile_copies, compile_module, Renaming
@@ -69,3 +74,23 @@ def test_shared_kernels_compute_what_the_reference_target_does() -> None:
         results.append(weir.load([module], device="local-sync").lookup_function("f")(*args))
     for ours, reference in zip(*results, strict=True):
         np.testing.assert_allclose(ours, reference, rtol=1e-4, atol=1e-4)
+
+
+def test_executables_of_one_kernel_share_its_object_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry point's symbol is named by its place in its executable, so the three
+    convolutions' executables have the same object code, emitted once, not three times."""
+    emitted: list[int] = []
+    emit = llvm.TargetMachine.emit_object
+
+    def counted(self: llvm.TargetMachine, module: llvm.ModuleRef) -> bytes:
+        emitted.append(1)
+        return emit(self, module)
+
+    monkeypatch.setattr(llvm.TargetMachine, "emit_object", counted)
+    module = weir.compile_string(SRC, "shared.mlir",
+                                 weir.CompilerOptions(target_backends=("llvm-cpu",)))
+    assert len(emitted) == 2  # the convolution's kernel and the multiply's
+    image = deserialize(module)
+    objects = [decode_native_executable(image.segments[e.variants[0].segment]).objects[0]
+               for e in image.executables]
+    assert len(objects) == 4 and len(set(objects)) == 2

@@ -54,24 +54,26 @@ def _keep_use_list_order_in_bitcode() -> None:
 
 
 def compile_copies(module: str, cpu: CpuTarget, renamings: list[Renaming]) -> list[bytes]:
-    """Object code of `module` once per renaming, optimised once: executables that lower to
-    the same LLVM IR but for their entry points' names share LLVM's optimisation, most of their
-    compile time. A renaming gives each of the module's symbols `old` (and `old.<suffix>`, the
+    """Object code of `module` once per renaming, optimised once and emitted once per distinct
+    renaming: executables that lower to the same LLVM IR but for their entry points' names
+    share LLVM's optimisation, most of their compile time, and those with the same names share
+    their object code too. A renaming gives each of the module's symbols `old` (and `old.<suffix>`, the
     internal functions named after it, LLVM's clones of them included) the name `new`; what is
     emitted is what `compile_module` gives for the module written with the new names, since
     LLVM's optimisation does not look at names."""
     _keep_use_list_order_in_bitcode()
     optimized = optimize(module, cpu)
-    bitcode = optimized.as_bitcode() if len(renamings) > 1 else b""
+    distinct = list(dict.fromkeys(renamings))  # equal renamings: the same object, emitted once
+    bitcode = optimized.as_bitcode() if len(distinct) > 1 else b""
     machine = cpu.target_machine()
-    objects = []
-    for n, renaming in enumerate(renamings):
+    emitted: dict[Renaming, bytes] = {}
+    for n, renaming in enumerate(distinct):
         # Code generation changes the module it runs on: each copy after the first is a fresh
         # one, read back from the bitcode of the optimised module.
         copy = optimized if n == 0 else llvm.parse_bitcode(bitcode)
         _rename(copy, renaming)
-        objects.append(machine.emit_object(copy))
-    return objects
+        emitted[renaming] = machine.emit_object(copy)
+    return [emitted[renaming] for renaming in renamings]
 
 
 def _rename(module: llvm.ModuleRef, renaming: Renaming) -> None:
