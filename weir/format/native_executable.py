@@ -34,9 +34,6 @@ from weir.format.workgroups import WorkgroupGrid
 
 FORMAT = "llvm-cpu"
 MAGIC = b"WNEX"
-# The function (no arguments) an executable's objects may define to free the scratch memory
-# they keep between calls; the loader calls it once nothing can run the executable any more.
-SCRATCH_RELEASE_SYMBOL = "weir.scratch.release"  # no entry's symbol has a dot
 _HEADER = struct.Struct("<4sI")
 # A linker symbol as LLVM names C functions: what get_function_address may be asked for.
 _SYMBOL = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*")

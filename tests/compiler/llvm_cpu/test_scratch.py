@@ -1,13 +1,14 @@
-"""An executable's scratch blocks (llvm_cpu/scratch.py): a block given back is the next one taken,
-blocks held at once are distinct, a block grows to the largest request, blocks above the kept
-size and requests past the last slot are malloc'd and freed, and release frees every kept block.
-Then end to end: a padded convolution, whose input rows live in scratch, is right on every call
-and on both drivers, and the loader releases the blocks when the executable goes."""
+"""The scratch blocks (llvm_cpu/scratch.py): a block given back is the next one taken, blocks held
+at once are distinct, a block grows to the largest request, and blocks above the kept size and
+requests past the last slot are malloc'd and freed. Then end to end: a padded convolution, whose
+input rows live in scratch, is right on every call and on both drivers, and two executables
+take their scratch from the one set of blocks the process links once."""
 
 from __future__ import annotations
 
 import ctypes
-import gc
+import hashlib
+import threading
 
 import llvmlite.ir as ir
 import numpy as np
@@ -16,36 +17,36 @@ import pytest
 import weir.api as weir
 from weir.compiler.targets.llvm_cpu.loops import I64
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
-from weir.compiler.targets.llvm_cpu.scratch import KEEP_BYTES, scratch_functions, SLOTS
+from weir.compiler.targets.llvm_cpu.scratch import (
+    define_scratch,
+    GIVE,
+    HOME_SLOTS,
+    KEEP_BYTES,
+    scratch_object,
+    SLOTS,
+    SLOTS_SYMBOL,
+    TAKE,
+)
 from weir.compiler.targets.llvm_cpu.target import Jit
-from weir.format.native_executable import SCRATCH_RELEASE_SYMBOL
 from weir.runtime.executables import llvm_cpu
 
 _I8P = ir.IntType(8).as_pointer()
-TAKE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64)
-GIVE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-RELEASE = ctypes.CFUNCTYPE(None)
+TAKE_TYPE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64)
+GIVE_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
 class Scratch:
-    """The module's take and give behind exported wrappers, and its slots' words."""
+    """A private copy of the scratch library: its take, give and slots' words."""
 
     def __init__(self) -> None:
         cpu = resolve_cpu()
         module = ir.Module(name="scratch")
         module.triple = cpu.triple
-        take, give = scratch_functions(module)
-        for name, inner, ret, args in (("test_take", take, _I8P, [I64]),
-                                       ("test_give", give, ir.VoidType(), [_I8P])):
-            fn = ir.Function(module, ir.FunctionType(ret, args), name)
-            b = ir.IRBuilder(fn.append_basic_block("entry"))
-            result = b.call(inner, list(fn.args))
-            b.ret(result) if ret is _I8P else b.ret_void()
+        define_scratch(module)
         self.jit = Jit(module, cpu)
-        self.take = TAKE(self.jit.address("test_take"))
-        self.give = GIVE(self.jit.address("test_give"))
-        self.release = RELEASE(self.jit.address(SCRATCH_RELEASE_SYMBOL))
-        words = self.jit.engine.get_global_value_address("weir.scratch.slots")
+        self.take = TAKE_TYPE(self.jit.address(TAKE))
+        self.give = GIVE_TYPE(self.jit.address(GIVE))
+        words = self.jit.engine.get_global_value_address(SLOTS_SYMBOL)
         self.slots = (ctypes.c_int64 * (SLOTS * 8)).from_address(words)
 
     def slot_of(self, memory: int) -> int:
@@ -57,15 +58,14 @@ class Scratch:
 
 @pytest.fixture
 def scratch() -> Scratch:
-    s = Scratch()
-    yield s
-    s.release()
+    return Scratch()
 
 
 def test_a_block_given_back_is_taken_again(scratch: Scratch) -> None:
     first = scratch.take(1000)
     ctypes.memset(first, 7, 1000)  # usable memory
-    assert scratch.slot_of(first) == 0 and scratch.busy()[0] == 1
+    home = scratch.slot_of(first)  # this thread's home: where its search starts
+    assert home % HOME_SLOTS == 0 and scratch.busy()[home] == 1
     scratch.give(first)
     assert scratch.busy() == [0] * SLOTS
     again = scratch.take(500)
@@ -75,11 +75,12 @@ def test_a_block_given_back_is_taken_again(scratch: Scratch) -> None:
 
 def test_blocks_held_at_once_are_distinct_and_grow(scratch: Scratch) -> None:
     a, b = scratch.take(4096), scratch.take(4096)
-    assert a != b and (scratch.slot_of(a), scratch.slot_of(b)) == (0, 1)
+    home = scratch.slot_of(a)
+    assert a != b and scratch.slot_of(b) == home + 1
     scratch.give(a)
-    bigger = scratch.take(1 << 20)  # slot 0 again, grown
-    assert scratch.slot_of(bigger) == 0
-    assert scratch.slots[1] >= (1 << 20)  # slot 0's capacity, header included
+    bigger = scratch.take(1 << 20)  # the home slot again, grown
+    assert scratch.slot_of(bigger) == home
+    assert scratch.slots[8 * home + 1] >= (1 << 20)  # its capacity, header included
     ctypes.memset(bigger, 1, 1 << 20)
     scratch.give(bigger)
     scratch.give(b)
@@ -101,15 +102,25 @@ def test_large_blocks_and_full_slots_are_malloced(scratch: Scratch) -> None:
     scratch.give(None)  # like free(NULL)
 
 
-def test_release_frees_every_kept_block(scratch: Scratch) -> None:
-    for p in [scratch.take(256) for _ in range(3)]:
+def test_each_thread_starts_its_search_at_a_home(scratch: Scratch) -> None:
+    """Whatever thread asks, a first block with every slot free is a home's first slot; held
+    blocks push the next request along from there, wrapping past the last slot."""
+    homes: list[int] = []
+
+    def first_slot() -> None:
+        p = scratch.take(64)
+        homes.append(scratch.slot_of(p))
         scratch.give(p)
-    assert all(scratch.slots[8 * i + 2] for i in range(3))
-    scratch.release()
-    assert all(scratch.slots[8 * i + w] == 0 for i in range(SLOTS) for w in (1, 2))
-    p = scratch.take(256)  # grows again from nothing
-    assert scratch.slot_of(p) == 0
-    scratch.give(p)
+    threads = [threading.Thread(target=first_slot) for _ in range(4)]
+    for t in threads:
+        t.start()
+        t.join()
+    assert all(h % HOME_SLOTS == 0 for h in homes)
+    held = [scratch.take(64) for _ in range(SLOTS - 1)]
+    last = scratch.take(64)  # the one slot left: before this thread's home, reached by wrapping
+    assert scratch.slot_of(last) == (scratch.slot_of(held[0]) - 1) % SLOTS
+    for p in held + [last]:
+        scratch.give(p)
 
 
 PADDED_CONV = """
@@ -136,12 +147,7 @@ def _expected(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("device", ["local-sync", "local-task"])
-def test_padded_convolution_right_on_every_call_and_released(device: str,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    released: list[int] = []
-    real = llvm_cpu._release_scratch
-    monkeypatch.setattr(llvm_cpu, "_release_scratch",
-                        lambda address, engine: (released.append(address), real(address, engine)))
+def test_padded_convolution_right_on_every_call(device: str) -> None:
     module = weir.compile_string(PADDED_CONV, "padded.mlir",
                                  weir.CompilerOptions(target_backends=("llvm-cpu",)))
     rng = np.random.default_rng(5)
@@ -150,7 +156,24 @@ def test_padded_convolution_right_on_every_call_and_released(device: str,
         x = rng.standard_normal((1, 20, 20, 16), dtype=np.float32)
         w = rng.standard_normal((3, 3, 16, 32), dtype=np.float32)
         np.testing.assert_allclose(np.asarray(fn(x, w)), _expected(x, w), rtol=1e-4, atol=1e-4)
-    assert not released
-    del fn
-    gc.collect()
-    assert len(released) == 1
+
+
+def test_executables_share_one_set_of_blocks() -> None:
+    """Two programs' executables carry the same scratch library, linked once: after one has
+    run, the other takes the very block it gave back."""
+    library = llvm_cpu._LIBRARIES  # pyright: ignore[reportPrivateUsage]
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    first = weir.compile_string(PADDED_CONV, "first.mlir", options)
+    second = weir.compile_string(PADDED_CONV.replace("@main", "@other"), "second.mlir", options)
+    key = hashlib.sha256(scratch_object(resolve_cpu())).digest()
+    x = np.ones((1, 20, 20, 16), np.float32)
+    w = np.ones((3, 3, 16, 32), np.float32)
+    weir.load([first], device="local-sync").lookup_function("main")(x, w)
+    words = (ctypes.c_int64 * (SLOTS * 8)).from_address(
+        library[key].engine.get_global_value_address(SLOTS_SYMBOL))
+    kept = [words[8 * i + 2] for i in range(SLOTS)]  # each slot's block
+    assert any(kept) and not any(words[8 * i] for i in range(SLOTS))  # kept, given back
+    count = len(library)
+    weir.load([second], device="local-sync").lookup_function("other")(x, w)
+    assert [words[8 * i + 2] for i in range(SLOTS)] == kept  # the same blocks, reused
+    assert len(library) == count

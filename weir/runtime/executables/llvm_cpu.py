@@ -1,9 +1,10 @@
 """Loader of the `llvm-cpu` payload: the object code is linked into this process by LLVM's
 in-memory linker (llvmlite's MCJIT; no system linker, no files), and each entry point is called
 through ctypes, which releases the GIL, so workgroups on several threads really run in parallel.
-An object that defines no entry point is a library (the GEMM kernels, 100 KiB, which every
-executable of a module carries): identical bytes are linked once per process and shared, so a
-module of 260 executables (the ONNX LSTM unrolled) loads in 145 MiB of RSS rather than 219.
+An object that defines no entry point is a library (the GEMM kernels, 100 KiB, and the scratch
+blocks' take and give, which every executable of a module carries): identical bytes are linked
+once per process and shared, so a module of 260 executables (the ONNX LSTM unrolled) loads in
+145 MiB of RSS rather than 219, and every executable takes its scratch from one set of blocks.
 
 Native code cannot check its own accesses, so every dispatch first checks each binding's byte
 extent (from the payload's access list) against the buffer it was given, refuses to write
@@ -18,7 +19,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import math
-import weakref
 from typing import Sequence
 
 import llvmlite.binding as llvm
@@ -30,7 +30,6 @@ from weir.format.native_executable import (
     BindingAccess,
     NativeEntry,
     NativeExecutable,
-    SCRATCH_RELEASE_SYMBOL,
     decode_native_executable,
 )
 from weir.format.kernel_description import Dim, PushDim, window_error
@@ -138,23 +137,12 @@ def _checked_count(e: _Entry, workgroups: tuple[int, ...], constants: Sequence[i
     return count
 
 
-def _release_scratch(address: int, engine: llvm.ExecutionEngine) -> None:
-    """Frees the scratch blocks the executable kept (the compiler's llvm_cpu/scratch.py) while
-    its code, held by `engine`, is still loaded."""
-    ctypes.CFUNCTYPE(None)(address)()
-    del engine
-
-
 class LoadedNativeExecutable(Executable):
     def __init__(self, exe: NativeExecutable, engine: llvm.ExecutionEngine,
-                 entries: list[_Entry], release: int = 0) -> None:
+                 entries: list[_Entry]) -> None:
         self._engine = engine  # owns the code the entries point into
         self._entries = entries
         self._names = tuple(e.name for e in exe.entries)
-        if release:  # when nothing can dispatch to this executable any more
-            # Not at interpreter exit, where a device thread may still be inside an entry
-            # point; the process's memory goes with it then anyway.
-            weakref.finalize(self, _release_scratch, release, engine).atexit = False
 
     @property
     def entry_points(self) -> tuple[str, ...]:
@@ -260,7 +248,7 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
     _check_compatible(exe, triple, have)
     tables = [symbols(code) for code in exe.objects]
     defined = _check_symbols(exe, tables)
-    entry_symbols = {meta.symbol for meta in exe.entries} | {SCRATCH_RELEASE_SYMBOL}
+    entry_symbols = {meta.symbol for meta in exe.entries}
     try:
         with LLVM_LOCK:  # a device thread may be building a replay executor meanwhile
             engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
@@ -283,15 +271,13 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
         raise LoadError(f"llvm-cpu executable: cannot load its object code: {e}") from e
     with LLVM_LOCK:
         addresses = [engine.get_function_address(meta.symbol) for meta in exe.entries]
-        release = engine.get_function_address(SCRATCH_RELEASE_SYMBOL) \
-            if SCRATCH_RELEASE_SYMBOL in defined else 0
     entries = []
     for meta, address in zip(exe.entries, addresses):
         if not address:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")
         entries.append(_Entry(meta, address))
-    return LoadedNativeExecutable(exe, engine, entries, release)
+    return LoadedNativeExecutable(exe, engine, entries)
 
 
 LLVM_CPU_LOADER = LoaderInfo(FORMAT, load_native_executable,

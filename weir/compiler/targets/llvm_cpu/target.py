@@ -27,6 +27,7 @@ from weir.compiler.targets.llvm_cpu.contraction import gemm_object
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
 from weir.compiler.targets.llvm_cpu.object_code import compile_copies, optimize
+from weir.compiler.targets.llvm_cpu.scratch import scratch_object, uses_scratch
 from weir.compiler.codegen.translate import EntryTranslator
 from weir.format.native_executable import (
     decode_native_executable,
@@ -59,6 +60,8 @@ class Jit:
         machine = cpu.target_machine()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
         self.engine.add_object_file(llvm.ObjectFileRef.from_data(machine.emit_object(parsed)))
+        if isinstance(module, ir.Module) and uses_scratch(module):  # a private copy
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(scratch_object(cpu)))
         self.engine.finalize_object()
 
     def address(self, name: str) -> int:
@@ -95,11 +98,15 @@ class LLVMCPUTarget(Target):
             renaming.append((_placeholder(index), symbol))
             gemms |= lowering.gemms
 
+        scratch = uses_scratch(module)
+
         def finish(objects: list[bytes]) -> bytes:
             # The GEMM kernels are compiled here, not per job: once per process, and kept on
             # disk between processes (kernel_cache.py).
             objects = objects + [gemm_object(cpu, t, options.kernel_cache_dir)
                                  for t in sorted(gemms)]
+            if scratch:
+                objects.append(scratch_object(cpu, options.kernel_cache_dir))
             return encode_native_executable(NativeExecutable(
                 cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), tuple(objects)))
         return Translation([SharedJob(compile_copies, (str(module), cpu), tuple(renaming))],
