@@ -190,8 +190,8 @@ _LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_"})
 
 
 class _Library:
-    """An object that defines no entry point (the GEMM kernels every executable of a module
-    carries), linked once per process: its code, the engine that holds it, its symbols."""
+    """An object that defines no entry point (the GEMM kernels, the scratch functions), linked
+    once per process: the engine that holds its code, and its symbols' addresses."""
 
     def __init__(self, engine: llvm.ExecutionEngine, addresses: dict[str, int]) -> None:
         self.engine = engine
@@ -200,7 +200,7 @@ class _Library:
 
 # Libraries by the SHA-256 of their bytes: identical object code is linked once, however many
 # executables (of however many modules) carry it. Kept for the life of the process: a handful
-# (one per GEMM type combination and CPU) in any one process.
+# (one per GEMM type combination and CPU, and the scratch functions) in any one process.
 _LIBRARIES: dict[bytes, _Library] = {}
 
 
@@ -217,12 +217,12 @@ def _library(code: bytes, defined: set[str], tm: llvm.TargetMachine) -> _Library
     return found
 
 
-def _check_symbols(exe: NativeExecutable, tables: list[tuple[set[str], set[str]]]) -> set[str]:
+def _check_symbols(exe: NativeExecutable, tables: list[tuple[set[str], set[str]]]) -> None:
     """Every symbol the objects need must come from one of them or from this process (libc,
     libm); LLVM's linker would leave a missing one at address 0. Every entry point's symbol must
     be defined by the objects themselves: asking LLVM for a name it does not have can abort the
-    process, and a symbol of this process (say `abort`) is no entry point. Returns the symbols
-    the objects define; `tables` holds each object's (defined, undefined) symbols."""
+    process, and a symbol of this process (say `abort`) is no entry point. `tables` holds each
+    object's (defined, undefined) symbols."""
     defined: set[str] = set()
     undefined: set[str] = set()
     for d, u in tables:
@@ -238,7 +238,6 @@ def _check_symbols(exe: NativeExecutable, tables: list[tuple[set[str], set[str]]
         if meta.symbol not in defined:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")
-    return defined
 
 
 def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
@@ -247,7 +246,7 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
         triple, have, tm = _host()
     _check_compatible(exe, triple, have)
     tables = [symbols(code) for code in exe.objects]
-    defined = _check_symbols(exe, tables)
+    _check_symbols(exe, tables)
     entry_symbols = {meta.symbol for meta in exe.entries}
     try:
         with LLVM_LOCK:  # a device thread may be building a replay executor meanwhile

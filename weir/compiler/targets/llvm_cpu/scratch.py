@@ -11,7 +11,8 @@ blocks are one set for the whole process, not one per executable: the take and g
 are a library object of their own (`scratch_object`), which every executable that uses scratch
 carries and the loader links once (weir/runtime/executables/llvm_cpu.py), so each dispatch takes
 the blocks the dispatch before it just gave back, still in the cache. (One set per executable
-left DenseNet's 185 executables a cold block each: 1.12x the time on local-task.) Blocks above
+left each of DenseNet's 185 dispatches a cold block of its own: 1.07x the time on local-sync,
+1.09x on local-task.) Blocks above
 `KEEP_BYTES`, and requests when every slot is taken, still go to malloc and free.
 
 A block starts with a header word, the index of its slot (`SLOTS` for a malloc'd one), so `give`
@@ -19,9 +20,9 @@ needs no search and no shared state but the slot's own flag."""
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
-
 from pathlib import Path
+
+import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.kernel_cache import cached_object
 from weir.compiler.targets.llvm_cpu.loops import I64
@@ -106,8 +107,7 @@ def _home(module: ir.Module, b: ir.IRBuilder) -> ir.Value:
 
 def _take(module: ir.Module, slots: ir.GlobalVariable, malloc: ir.Function,
           free: ir.Function) -> ir.Function:
-    fn = module.globals[TAKE] if TAKE in module.globals else \
-        ir.Function(module, ir.FunctionType(_I8P, [I64]), TAKE)
+    fn = ir.Function(module, ir.FunctionType(_I8P, [I64]), TAKE)
     fn.attributes.add("nounwind")
     size, = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -159,8 +159,7 @@ def _take(module: ir.Module, slots: ir.GlobalVariable, malloc: ir.Function,
 
 
 def _give(module: ir.Module, slots: ir.GlobalVariable, free: ir.Function) -> ir.Function:
-    fn = module.globals[GIVE] if GIVE in module.globals else \
-        ir.Function(module, ir.FunctionType(_VOID, [_I8P]), GIVE)
+    fn = ir.Function(module, ir.FunctionType(_VOID, [_I8P]), GIVE)
     fn.attributes.add("nounwind")
     memory, = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
