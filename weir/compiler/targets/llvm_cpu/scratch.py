@@ -20,6 +20,7 @@ needs no search and no shared state but the slot's own flag."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import llvmlite.ir as ir
@@ -65,9 +66,11 @@ def define_scratch(module: ir.Module) -> tuple[ir.Function, ir.Function]:
     return _take(module, slots, malloc, free), _give(module, slots, free)
 
 
+@functools.cache
 def scratch_object(cpu: CpuTarget, cache_dir: Path | None = None) -> bytes:
     """The scratch library's object code: the same bytes in every executable built for `cpu`,
-    so the loader links it once. Cached like the GEMM's (kernel_cache.py)."""
+    so the loader links it once. Cached like the GEMM's: in this process, and in `cache_dir`
+    between processes (kernel_cache.py)."""
     module = ir.Module(name="weir_scratch")
     module.triple = cpu.triple
     define_scratch(module)
