@@ -139,9 +139,8 @@ def _shared_ir() -> ir.Module:
     x.add(active, 1)
 
     # Walk the rows in order; in each, try the thread's own ticket first, then the others.
-    row_var, home_var, tries_var = (b.alloca(_I64) for _ in range(3))
+    row_var, tries_var = b.alloca(_I64), b.alloca(_I64)
     b.store(_c(0), row_var)
-    b.store(_c(0), tries_var)
     rows_at = fn.append_basic_block("rows")
     leave = fn.append_basic_block("leave")
     b.branch(rows_at)
@@ -152,17 +151,16 @@ def _shared_ir() -> ir.Module:
     stopped = b.icmp_signed("!=", x.load(failed_at), _c(0))
     b.cbranch(b.or_(stopped, b.icmp_signed(">=", b.load(row_var), count)), leave, next_row)
     b.position_at_end(next_row)
-    r = b.load(row_var)
-    tickets = b.load(x.word(b.gep(rows, [b.mul(r, _c(ROW_FIELDS))]), 5))
-    b.store(b.urem(slot, tickets), home_var)
     b.store(_c(0), tries_var)
     try_at = fn.append_basic_block("try")
     b.branch(try_at)
 
-    # Try ticket (home + tries) mod tickets of the row: claimed unless another thread was first.
+    # Try ticket (slot + tries) mod tickets of the row, the thread's own first: claimed unless
+    # another thread was first.
     b.position_at_end(try_at)
     r = b.load(row_var)
-    tickets = b.load(x.word(b.gep(rows, [b.mul(r, _c(ROW_FIELDS))]), 5))
+    row = b.gep(rows, [b.mul(r, _c(ROW_FIELDS))])
+    tickets = b.load(x.word(row, 5))
     tries = b.load(tries_var)
     row_done = fn.append_basic_block("row_done")
     attempt = fn.append_basic_block("attempt")
@@ -172,9 +170,8 @@ def _shared_ir() -> ir.Module:
     b.branch(rows_at)
     b.position_at_end(attempt)
     b.store(b.add(tries, _c(1)), tries_var)
-    local = b.urem(b.add(b.load(home_var), tries), tickets)
-    row_first = b.load(x.word(b.gep(rows, [b.mul(r, _c(ROW_FIELDS))]), 7))
-    claim = x.word(claims, b.add(row_first, local))
+    local = b.urem(b.add(slot, tries), tickets)
+    claim = x.word(claims, b.add(b.load(x.word(row, 7)), local))
     # A plain look first: a ticket already taken costs no write to a shared line.
     taken = b.icmp_signed("!=", x.load(claim), _c(0))
     exchange = fn.append_basic_block("exchange")
@@ -186,7 +183,6 @@ def _shared_ir() -> ir.Module:
 
     # Wait for the row's phase, then run the ticket's workgroups.
     b.position_at_end(found)
-    row = b.gep(rows, [b.mul(r, _c(ROW_FIELDS))])
     field = [b.load(x.word(row, k)) for k in range(ROW_FIELDS)]
     wait_for = field[6]
     x.wait_until(lambda: b.icmp_signed(">=", x.load(done_at), wait_for), failed_at)
