@@ -34,28 +34,40 @@ def entry_point(symbol: str) -> tuple[ir.Module, ir.Function]:
     return m, fn
 
 
-def fill_entry(symbol: str, value: Callable[[ir.IRBuilder, ir.Value], ir.Value]
-               ) -> tuple[ir.Module, ir.Function]:
-    """An entry point `symbol` that stores `value(b, i)` to out[i] (binding 0, i64 elements)
-    for each workgroup i in [begin, end) and returns 0."""
+def workgroup_entry(symbol: str, body: Callable[[ir.IRBuilder, ir.Function, ir.Value], None]
+                    ) -> tuple[ir.Module, ir.Function]:
+    """An entry point `symbol` that runs `body(b, fn, i)` for each workgroup i in [begin, end)
+    and returns 0. `body` may branch and return; it leaves `b` where the workgroup ends."""
     m, fn = entry_point(symbol)
-    bindings, _, begin, end, _ = fn.args
+    begin, end = fn.args[2], fn.args[3]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    out = b.bitcast(b.load(bindings), I64.as_pointer())
-    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
+    head, loop, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
     entry = b.block
     b.branch(head)
     b.position_at_end(head)
     i = b.phi(I64)
     i.add_incoming(begin, entry)
-    b.cbranch(b.icmp_signed("<", i, end), body, done)
-    b.position_at_end(body)
-    b.store(value(b, i), b.gep(out, [i]))
+    b.cbranch(b.icmp_signed("<", i, end), loop, done)
+    b.position_at_end(loop)
+    body(b, fn, i)
     i.add_incoming(b.add(i, I64(1)), b.block)
     b.branch(head)
     b.position_at_end(done)
     b.ret(I64(0))
     return m, fn
+
+
+def _binding(b: ir.IRBuilder, fn: ir.Function, index: int) -> ir.Value:
+    """Binding `index` of the entry point as i64 elements."""
+    return b.bitcast(b.load(b.gep(fn.args[0], [I64(index)])), I64.as_pointer())
+
+
+def fill_entry(symbol: str, value: Callable[[ir.IRBuilder, ir.Value], ir.Value]
+               ) -> tuple[ir.Module, ir.Function]:
+    """An entry point `symbol` that stores `value(b, i)` to out[i] (binding 0, i64 elements)
+    for each workgroup i in [begin, end) and returns 0."""
+    return workgroup_entry(symbol, lambda b, fn, i: b.store(
+        value(b, i), b.gep(_binding(b, fn, 0), [i])))
 
 
 def object_code(m: ir.Module) -> tuple[str, bytes]:
@@ -67,32 +79,17 @@ def object_code(m: ir.Module) -> tuple[str, bytes]:
 def _add_one_object() -> tuple[str, bytes]:
     """`add_one(bindings, consts, begin, end, fault)`: out[i] = in[i] + 1 for i in [begin, end);
     an input of -1 fails the entry's check 0 (fault record: 1, 0, i, -1) and returns 1."""
-    m, fn = entry_point("weir_add_one")
-    bindings, _, begin, end, fault = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    src = b.bitcast(b.load(bindings), I64.as_pointer())
-    dst = b.bitcast(b.load(b.gep(bindings, [I64(1)])), I64.as_pointer())
-    head, body, done = (fn.append_basic_block(n) for n in ("head", "body", "done"))
-    entry = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64)
-    i.add_incoming(begin, entry)
-    b.cbranch(b.icmp_signed("<", i, end), body, done)
-    b.position_at_end(body)
-    x = b.load(b.gep(src, [i]))
-    failed, ok = fn.append_basic_block("failed"), fn.append_basic_block("ok")
-    b.cbranch(b.icmp_signed("==", x, I64(-1)), failed, ok)
-    b.position_at_end(failed)
-    for k, word in enumerate((I64(1), I64(0), i, x)):
-        b.store(word, b.gep(fault, [I64(k)]))
-    b.ret(I64(1))
-    b.position_at_end(ok)
-    b.store(b.add(x, I64(1)), b.gep(dst, [i]))
-    i.add_incoming(b.add(i, I64(1)), ok)
-    b.branch(head)
-    b.position_at_end(done)
-    b.ret(I64(0))
+    def add_one(b: ir.IRBuilder, fn: ir.Function, i: ir.Value) -> None:
+        x = b.load(b.gep(_binding(b, fn, 0), [i]))
+        failed, ok = fn.append_basic_block("failed"), fn.append_basic_block("ok")
+        b.cbranch(b.icmp_signed("==", x, I64(-1)), failed, ok)
+        b.position_at_end(failed)
+        for k, word in enumerate((I64(1), I64(0), i, x)):
+            b.store(word, b.gep(fn.args[4], [I64(k)]))
+        b.ret(I64(1))
+        b.position_at_end(ok)
+        b.store(b.add(x, I64(1)), b.gep(_binding(b, fn, 1), [i]))
+    m, _ = workgroup_entry("weir_add_one", add_one)
     return object_code(m)
 
 
