@@ -217,12 +217,12 @@ def _library(code: bytes, defined: set[str], tm: llvm.TargetMachine) -> _Library
     return found
 
 
-def _check_symbols(exe: NativeExecutable, tables: list[tuple[set[str], set[str]]]) -> None:
+def _check_symbols(exe: NativeExecutable, tables: list[tuple[set[str], set[str]]]) -> set[str]:
     """Every symbol the objects need must come from one of them or from this process (libc,
     libm); LLVM's linker would leave a missing one at address 0. Every entry point's symbol must
     be defined by the objects themselves: asking LLVM for a name it does not have can abort the
     process, and a symbol of this process (say `abort`) is no entry point. `tables` holds each
-    object's (defined, undefined) symbols."""
+    object's (defined, undefined) symbols; returns the symbols the objects define."""
     defined: set[str] = set()
     undefined: set[str] = set()
     for d, u in tables:
@@ -238,6 +238,7 @@ def _check_symbols(exe: NativeExecutable, tables: list[tuple[set[str], set[str]]
         if meta.symbol not in defined:
             raise LoadError(f"llvm-cpu executable: entry point '{meta.name}' has no symbol "
                             f"'{meta.symbol}' in its object code")
+    return defined
 
 
 def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
@@ -246,17 +247,16 @@ def load_native_executable(payload: memoryview) -> LoadedNativeExecutable:
         triple, have, tm = _host()
     _check_compatible(exe, triple, have)
     tables = [symbols(code) for code in exe.objects]
-    _check_symbols(exe, tables)
+    defined = _check_symbols(exe, tables)
     entry_symbols = {meta.symbol for meta in exe.entries}
     try:
         with LLVM_LOCK:  # a device thread may be building a replay executor meanwhile
             engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
             libraries = []
-            for i, (code, (own, needs)) in enumerate(zip(exe.objects, tables)):
-                others = set().union(*(d for j, (d, _) in enumerate(tables) if j != i))
+            for code, (own, needs) in zip(exe.objects, tables):
                 # A library stands alone: it defines no entry point and needs nothing from
-                # the executable's other objects.
-                if own and not own & entry_symbols and not needs & others:
+                # the executable's other objects (what it needs, it does not define itself).
+                if own and not own & entry_symbols and not needs & defined:
                     libraries.append(_library(code, own, tm))
                 else:
                     engine.add_object_file(llvm.ObjectFileRef.from_data(code))
