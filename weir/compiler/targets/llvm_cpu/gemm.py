@@ -24,7 +24,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.halfs import half_to_float
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
-from weir.compiler.targets.llvm_cpu.scalars import prefetch_l2
+from weir.compiler.targets.llvm_cpu.scalars import declared, prefetch_l2
 from weir.errors import UsageError
 
 _I8 = ir.IntType(8)
@@ -225,10 +225,7 @@ class Emitter:
         return existing if isinstance(existing, ir.Function) else None
 
     def _declare(self, name: str, ftype: ir.FunctionType) -> ir.Function:
-        existing = self._defined(name)
-        if existing is not None:
-            return existing
-        fn = ir.Function(self.module, ftype, name)
+        fn = declared(self.module, name, ftype)
         fn.attributes.add("nounwind")
         return fn
 

@@ -180,11 +180,6 @@ class EntryLowering:
             eb.position_before(self.entry_block.instructions[0])
         return eb.alloca(t)
 
-    def _declare(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-        if name in self.module.globals:
-            return self.module.globals[name]
-        return ir.Function(self.module, ir.FunctionType(ret, args), name)
-
     def _free(self) -> ir.Function:
         return scratch_functions(self.module)[1]
 

@@ -133,6 +133,12 @@ def overload_name(ty: ir.Type) -> str:
     return ty.intrinsic_name
 
 
+def declared(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
+    """The function `name` of `module`, declared with `ftype` the first time it is asked for."""
+    existing = module.globals.get(name)
+    return existing if isinstance(existing, ir.Function) else ir.Function(module, ftype, name)
+
+
 def intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value],
               overloads: list[ir.Type] | None = None, result: ir.Type | None = None) -> ir.Value:
     """Calls `name` mangled by `overloads` (default: the first operand's type). Vector
@@ -142,20 +148,16 @@ def intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value],
     fnty = ir.FunctionType(result or args[0].type, [a.type for a in args])
     if not any(isinstance(t, ir.VectorType) for t in tys):
         return b.call(b.module.declare_intrinsic(name, tys, fnty), args)
-    full = ".".join([name] + [overload_name(t) for t in tys])
-    fn = b.module.globals.get(full)
-    return b.call(fn if isinstance(fn, ir.Function) else ir.Function(b.module, fnty, full), args)
+    return b.call(declared(b.module, ".".join([name] + [overload_name(t) for t in tys]), fnty),
+                  args)
 
 
 def prefetch_l2(b: ir.IRBuilder, pointer: ir.Value) -> None:
     """A read prefetch of the line at `pointer` into L2 (locality 2), for data streamed from
     memory once per call (weights) while other work runs; it never faults, past an end too."""
-    i8p = ir.IntType(8).as_pointer()
-    fn = b.module.globals.get("llvm.prefetch.p0")
-    if not isinstance(fn, ir.Function):
-        i32 = ir.IntType(32)
-        fn = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                         "llvm.prefetch.p0")
+    i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+    fn = declared(b.module, "llvm.prefetch.p0",
+                  ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
     b.call(fn, [b.bitcast(pointer, i8p), ir.Constant(ir.IntType(32), 0),
                 ir.Constant(ir.IntType(32), 2), ir.Constant(ir.IntType(32), 1)])
 

@@ -29,6 +29,7 @@ from weir.compiler.targets.llvm_cpu.kernel_cache import cached_object
 from weir.compiler.targets.llvm_cpu.loops import I64
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.object_code import compile_module, object_key
+from weir.compiler.targets.llvm_cpu.scalars import declared
 
 # Blocks kept for the process (a power of two), in homes of HOME_SLOTS: a thread's search starts
 # at its home (`_home`), and an entry holds at most a few blocks at once.
@@ -48,7 +49,8 @@ SLOTS_SYMBOL = "weir.scratch.slots"
 def scratch_functions(module: ir.Module) -> tuple[ir.Function, ir.Function]:
     """(take, give) as an entry's module calls them: `take(bytes) -> i8*` and `give(i8*)`,
     declared, defined by the scratch library."""
-    return _declare(module, TAKE, _I8P, [I64]), _declare(module, GIVE, _VOID, [_I8P])
+    return (declared(module, TAKE, ir.FunctionType(_I8P, [I64])),
+            declared(module, GIVE, ir.FunctionType(_VOID, [_I8P])))
 
 
 def uses_scratch(module: ir.Module) -> bool:
@@ -61,8 +63,8 @@ def define_scratch(module: ir.Module) -> tuple[ir.Function, ir.Function]:
     slots.linkage = "internal"
     slots.initializer = ir.Constant(slots.value_type, None)
     slots.align = 64
-    malloc = _declare(module, "malloc", _I8P, [I64])
-    free = _declare(module, "free", _VOID, [_I8P])
+    malloc = declared(module, "malloc", ir.FunctionType(_I8P, [I64]))
+    free = declared(module, "free", ir.FunctionType(_VOID, [_I8P]))
     return _take(module, slots, malloc, free), _give(module, slots, free)
 
 
@@ -76,13 +78,6 @@ def scratch_object(cpu: CpuTarget, cache_dir: Path | None = None) -> bytes:
     define_scratch(module)
     text = str(module)
     return cached_object(cache_dir, object_key(text, cpu), lambda: compile_module(text, cpu))
-
-
-def _declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    existing = module.globals.get(name)
-    if isinstance(existing, ir.Function):
-        return existing
-    return ir.Function(module, ir.FunctionType(ret, args), name)
 
 
 def _word(b: ir.IRBuilder, slots: ir.GlobalVariable, slot: ir.Value, word: int) -> ir.Value:
@@ -101,7 +96,7 @@ def _home(module: ir.Module, b: ir.IRBuilder) -> ir.Value:
     still in its own core's cache (one search order for all threads took the other thread's
     blocks half of the time: DenseNet on local-task 0.94x the time of a set per executable
     where per-thread malloc arenas gave 0.89x)."""
-    pointer = _declare(module, "llvm.thread.pointer", _I8P, [])
+    pointer = declared(module, "llvm.thread.pointer", ir.FunctionType(_I8P, []))
     hashed = b.mul(b.lshr(b.ptrtoint(b.call(pointer, []), I64), I64(12)),
                    I64(0x9E3779B97F4A7C15 - (1 << 64)))
     homes = SLOTS // HOME_SLOTS
