@@ -23,8 +23,8 @@ Job = tuple[Callable[..., bytes], tuple[Any, ...]]
 class SharedJob:
     """A job whose expensive part depends on `shared` alone: the jobs of a run with the same
     `function` and equal `shared` are one unit of work, `function(*shared, [own, ...])`, which
-    returns one result per `own`, in order (llvm-cpu: kernels that differ only in their names
-    are optimised once, then emitted under each one's names)."""
+    returns one result per `own`, in order (llvm-cpu: executables whose kernels are the same
+    get one compile of their IR)."""
 
     function: Callable[..., list[bytes]]
     shared: tuple[Any, ...]

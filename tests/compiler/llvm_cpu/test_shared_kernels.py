@@ -1,8 +1,6 @@
-"""Executables whose kernels are the same but for their names share LLVM's optimisation: each
-still gets exactly the object code it would get compiled on its own under its names (copies
-after the first are read back from bitcode, which must keep what code generation looks at), and
-since an entry point's symbol is named by its place in its executable, the same object code,
-emitted once."""
+"""Executables whose kernels are the same share one compile: an entry point's symbol is named by
+its place in its executable, so they lower to the same LLVM IR, and each gets exactly the object
+code that IR compiled on its own gives, optimised and emitted once for all of them."""
 
 from __future__ import annotations
 
@@ -17,10 +15,9 @@ from weir.format.module_file import deserialize
 from weir.format.native_executable import decode_native_executable
 from weir.compiler.targets.llvm_cpu import target
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
-from weir.compiler.targets.llvm_cpu.object_code import compile_copies, compile_module, Renaming
+from weir.compiler.targets.llvm_cpu.object_code import compile_module, compile_shared
 
-# Three convolutions of one shape (a kernel whose code differs when a copy of the optimised
-# module loses its use-list order), and one multiply: two distinct kernels.
+# Three convolutions of one shape and one multiply: two distinct kernels.
 CONV = ("linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = "
         "dense<1> : tensor<2xi64>} ins(%x, %wN : tensor<1x16x16x32xf32>, tensor<3x3x32x32xf32>) "
         "outs(%z : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>")
@@ -40,27 +37,20 @@ func.func @f(%x: tensor<1x16x16x32xf32>, %w0: tensor<3x3x32x32xf32>, %w1: tensor
 }}"""
 
 
-def _named(module: str, renaming: Renaming) -> str:
-    """The module as it would be written with its entry points' own names."""
-    for old, new in renaming:
-        module = module.replace(f'@"{old}"', f'@"{new}"').replace(f'@"{old}.', f'@"{new}.')
-    return module
-
-
 def test_each_copy_is_what_compiling_it_alone_gives(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[str, CpuTarget, list[Renaming], list[bytes]]] = []
+    calls: list[tuple[str, CpuTarget, list[object], list[bytes]]] = []
 
-    def recorded(module: str, cpu: CpuTarget, renamings: list[Renaming]) -> list[bytes]:
-        objects = compile_copies(module, cpu, renamings)
-        calls.append((module, cpu, list(renamings), objects))
+    def recorded(module: str, cpu: CpuTarget, owners: list[object]) -> list[bytes]:
+        objects = compile_shared(module, cpu, owners)
+        calls.append((module, cpu, list(owners), objects))
         return objects
 
-    monkeypatch.setattr(target, "compile_copies", recorded)
+    monkeypatch.setattr(target, "compile_shared", recorded)
     weir.compile_string(SRC, "shared.mlir", weir.CompilerOptions(target_backends=("llvm-cpu",)))
-    assert sorted(len(renamings) for _, _, renamings, _ in calls) == [1, 3]
-    for module, cpu, renamings, objects in calls:
-        for renaming, obj in zip(renamings, objects, strict=True):
-            assert obj == compile_module(_named(module, renaming), cpu)
+    assert sorted(len(owners) for _, _, owners, _ in calls) == [1, 3]
+    for module, cpu, owners, objects in calls:
+        for obj in objects:
+            assert obj == compile_module(module, cpu)
 
 
 def test_shared_kernels_compute_what_the_reference_target_does() -> None:

@@ -4,7 +4,6 @@ parallel (`--weir-hal-executable-jobs`) import only this and llvmlite."""
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import llvmlite
@@ -41,45 +40,7 @@ def object_key(ir_text: str, cpu: CpuTarget) -> tuple[str, ...]:
             llvmlite.__version__, pipeline)
 
 
-# Old and new name of each symbol a copy of a module is emitted under (see `compile_copies`).
-Renaming = tuple[tuple[str, str], ...]
-
-
-@cache
-def _keep_use_list_order_in_bitcode() -> None:
-    """LLVM's code generation depends on the order of each value's uses, which bitcode drops
-    unless told to keep it: a copy read back from bitcode then gives other (equivalent) code
-    than the module it was written from. Only bitcode writing reads this option."""
-    llvm.set_option("weir", "-preserve-bc-uselistorder")
-
-
-def compile_copies(module: str, cpu: CpuTarget, renamings: list[Renaming]) -> list[bytes]:
-    """Object code of `module` once per renaming, optimised once and emitted once per distinct
-    renaming: executables that lower to the same LLVM IR but for their entry points' names
-    share LLVM's optimisation, most of their compile time, and those with the same names share
-    their object code too. A renaming gives each of the module's symbols `old` (and `old.<suffix>`, the
-    internal functions named after it, LLVM's clones of them included) the name `new`; what is
-    emitted is what `compile_module` gives for the module written with the new names, since
-    LLVM's optimisation does not look at names."""
-    _keep_use_list_order_in_bitcode()
-    optimized = optimize(module, cpu)
-    distinct = list(dict.fromkeys(renamings))  # equal renamings: the same object, emitted once
-    bitcode = optimized.as_bitcode() if len(distinct) > 1 else b""
-    machine = cpu.target_machine()
-    emitted: dict[Renaming, bytes] = {}
-    for n, renaming in enumerate(distinct):
-        # Code generation changes the module it runs on: each copy after the first is a fresh
-        # one, read back from the bitcode of the optimised module.
-        copy = optimized if n == 0 else llvm.parse_bitcode(bitcode)
-        _rename(copy, renaming)
-        emitted[renaming] = machine.emit_object(copy)
-    return [emitted[renaming] for renaming in renamings]
-
-
-def _rename(module: llvm.ModuleRef, renaming: Renaming) -> None:
-    for value in [*module.functions, *module.global_variables]:
-        name = value.name
-        for old, new in renaming:
-            if name == old or name.startswith(old + "."):
-                value.name = new + name[len(old):]
-                break
+def compile_shared(module: str, cpu: CpuTarget, owners: list[object]) -> list[bytes]:
+    """The object code of `module` for each of `owners`, the executables that lowered to it:
+    compiled once (jobs.py's SharedJob), since the same IR is the same object."""
+    return [compile_module(module, cpu)] * len(owners)

@@ -4,17 +4,15 @@ Dispatch functions are first described by the same kernel description the refere
 uses (so both targets accept exactly the same programs), then lowered to LLVM IR, optimised by
 LLVM's O3 pipeline (vectoriser included) and emitted as one ELF object per executable.
 
-Entry points are lowered under placeholder names (`weir.entry0`, ...) and renamed only when
-emitted, so executables whose kernels are the same (ResNet-50: 74 executables, 36 kernels) make
-the same LLVM IR and share its optimisation (`compile_copies`). Each executable is linked on its
-own (in its own engine: the runtime's llvm_cpu.py), so an entry point's symbol only has to be
-unique within its executable: it is named by its position (`weir_entry0`), and executables whose
-kernels are the same also share their object code, emitted once (the ONNX LSTM, unrolled: 260
-executables of 133 kernels, compiled in 13.4 s rather than 15.3)."""
+Each executable is linked on its own (in its own engine: the runtime's llvm_cpu.py), so an entry
+point's symbol only has to be unique within its executable: it is named by its position
+(`weir_entry0`, ...), not by its dispatch. Executables whose kernels are the same (ResNet-50: 74
+executables, 36 kernels) then lower to the same LLVM IR, which is optimised and emitted once
+for all of them (`compile_shared`; the ONNX LSTM, unrolled: 260 executables of 133 kernels,
+compiled in 13.4 s where each was emitted under its own names, 15.3)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
@@ -26,7 +24,7 @@ from weir.compiler.targets.interface import Target, Translation
 from weir.compiler.targets.llvm_cpu.contraction import gemm_object
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
-from weir.compiler.targets.llvm_cpu.object_code import compile_copies, optimize
+from weir.compiler.targets.llvm_cpu.object_code import compile_shared, optimize
 from weir.compiler.targets.llvm_cpu.scratch import scratch_object, uses_scratch
 from weir.compiler.codegen.translate import EntryTranslator
 from weir.format.native_executable import (
@@ -44,10 +42,6 @@ def _symbol(index: int) -> str:
     return f"weir_entry{index}"
 
 
-def _placeholder(index: int) -> str:
-    """The name entry point `index` is lowered under: no `_symbol` has a dot, so it names
-    nothing else in the module."""
-    return f"weir.entry{index}"
 
 
 class Jit:
@@ -86,16 +80,13 @@ class LLVMCPUTarget(Target):
         module = ir.Module(name="weir_executable")
         module.triple = cpu.triple
         entries = []
-        renaming = []
         gemms: set[tuple[str, str, str]] = set()
         for index, fn in enumerate(entry_points):
             description = EntryTranslator(fn, self.name,
                                           not options.llvmcpu_reassociate_fp_reductions).translate()
-            lowering = EntryLowering(module, cpu, description, _placeholder(index),
+            lowering = EntryLowering(module, cpu, description, _symbol(index),
                                      options.llvmcpu_reassociate_fp_reductions)
-            symbol = _symbol(index)
-            entries.append(replace(lowering.lower(), symbol=symbol))
-            renaming.append((_placeholder(index), symbol))
+            entries.append(lowering.lower())
             gemms |= lowering.gemms
 
         scratch = uses_scratch(module)
@@ -109,8 +100,7 @@ class LLVMCPUTarget(Target):
                 objects.append(scratch_object(cpu, options.kernel_cache_dir))
             return encode_native_executable(NativeExecutable(
                 cpu.triple, cpu.cpu, cpu.required_features, tuple(entries), tuple(objects)))
-        return Translation([SharedJob(compile_copies, (str(module), cpu), tuple(renaming))],
-                           finish)
+        return Translation([SharedJob(compile_shared, (str(module), cpu), None)], finish)
 
     def workgroup_grids(self, payload: bytes) -> tuple[WorkgroupGrid, ...]:
         return tuple(e.grid for e in decode_native_executable(payload).entries)
