@@ -127,11 +127,11 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     if partitioned:
         _, extent, tile = low.grid((rows,), width * feats * chans)
         lo, hi = low.partition_bounds(b, I64(rows), tile)
-    chunk = chunk_rows(width, feats, chans, low.memory.get(x) is not None)
+    xm = low.memory.get(x)
+    chunk = chunk_rows(width, feats, chans, xm is not None)
     from_zero = starts_from_zero(low, init)
     # A bias starts the GEMM's tiles: no pass writing it into the output first.
     row = None if from_zero else bias_row(low, init, "f32")
-    xm = low.memory.get(x)
     # An expression is evaluated for a chunk's pixels only (scratch made outside the loop
     # below, since the entry frees it at its end).
     scratch = None if xm is not None else \
