@@ -1,6 +1,7 @@
 """The llvm-cpu direct convolution microkernel (static f32 convolutions) at its edges, on every
 host target (the `run` fixture), against numpy: output widths that are not a multiple of the
-register tile's pixels, tiles inside one output row and tiles across rows and images, channel
+register tile's pixels (which divide a row where they can: conv_kernel.tile_pixels), tiles
+inside one output row and tiles across rows and images, channel
 counts that are not a multiple of the vector width (filter blocks with a partial last block),
 input channels deep enough to split the window into several chunks of taps, strides,
 dilations, 1x1 filters, the exporters' padding (tensor.pad, of any constant), the exporters'
@@ -62,7 +63,8 @@ def check(got: object, expected: np.ndarray) -> None:
 
 
 CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
-    (1, (9, 15), 8, (3, 3), 16, (1, 1), (1, 1)),    # width 13: two tiles and a ragged one
+    (1, (9, 15), 8, (3, 3), 16, (1, 1), (1, 1)),    # width 13: one tile (AVX-512), 6 + 6 + 1
+    (2, (9, 9), 16, (3, 3), 40, (1, 1), (1, 1)),    # width 7: a tile a row (AVX-512), or across
     (2, (8, 9), 3, (3, 3), 5, (1, 1), (1, 1)),      # F below one vector, C odd
     (1, (7, 12), 5, (3, 2), 27, (1, 1), (1, 1)),    # one whole block, a partial one of 2 vectors
     (1, (6, 10), 7, (2, 3), 40, (1, 1), (1, 1)),    # two whole blocks, a partial one of 1 vector
@@ -74,10 +76,12 @@ CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
     (1, (6, 8), 17, (1, 1), 8, (2, 3), (1, 1)),     # 1x1 with strides
     (1, (7, 9), 100, (3, 3), 20, (1, 1), (1, 1)),   # AVX2: 2 taps a chunk, a last one of 1
     (1, (12, 12), 300, (3, 3), 8, (1, 1), (1, 1)),  # a tap alone past a chunk; 2 pixel blocks
-    (2, (9, 61), 3, (3, 3), 40, (2, 2), (1, 1)),    # stem-like: tiles inside a row and across
+    (2, (9, 61), 3, (3, 3), 40, (2, 2), (1, 1)),    # stem-like: width 30, tiles dividing it
+    (2, (9, 35), 3, (3, 3), 40, (2, 2), (1, 1)),    # width 17: tiles inside a row and across
 ]
-IDS = ["ragged-width", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
-       "dilation2", "mixed", "1x1", "1x1-narrow", "1x1-strided", "chunks", "deep-c", "rows-and-images"]
+IDS = ["ragged-width", "row-tiles", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
+       "dilation2", "mixed", "1x1", "1x1-narrow", "1x1-strided", "chunks", "deep-c", "stem",
+       "rows-and-images"]
 
 
 @pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)

@@ -101,6 +101,26 @@ def _blocking(cpu: CpuTarget) -> _Blocking:
                      vectors=2)
 
 
+def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
+    """Output pixels per register tile for output rows of `out_w` pixels: a count whose tiles
+    never straddle two rows, where one is near the default. A tile inside one row reads its
+    inputs at constant offsets from one pointer; a tile that straddles rows needs a pointer
+    per pixel, and the loop spills them (measured one thread, AVX-512: ResNet's 3 x 3
+    convolutions at 7 x 7 took 0.84-0.94x the time with 7-pixel tiles, SqueezeNet's at
+    13 x 13 0.85x with 13-pixel ones, at 55 x 55 0.86-0.90x with 11). Up to two pixels more
+    than the default still leave the loop its filter vectors and a broadcast (14 x 2 + 3 of
+    AVX-512's 32 registers); fewer than three quarters of it load too many broadcasts per
+    product, except where the row is that short. (Tiles of two 7-pixel rows were slower
+    than of one: workgroups of one output row left them half empty.) Without such a count
+    the default stays, its tiles straddling rows now and then (111 pixels: a ninth of them)."""
+    default = _blocking(cpu).mr
+    most = default + 2 if cpu.vector_bits == 512 else default
+    if out_w <= most:
+        return out_w
+    fits = [mr for mr in range(most, -(-3 * default // 4) - 1, -1) if out_w % mr == 0]
+    return fits[0] if fits else default
+
+
 def panel_width(cpu: CpuTarget) -> int:
     """Output channels per panel of the filter (pack_conv_filters.py packs constant filters so)."""
     return _blocking(cpu).nr
@@ -117,7 +137,8 @@ class DirectConv:
 
     def __init__(self, low: EntryLowering, name: str, g: ConvGeometry) -> None:
         self.low, self.g = low, g
-        self.blk = _blocking(low.cpu)
+        blk = _blocking(low.cpu)
+        self.blk = _Blocking(blk.lanes, tile_pixels(low.cpu, g.out_w), blk.vectors)
         self.full_blocks = g.feats // self.blk.nr
         rest = g.feats - self.full_blocks * self.blk.nr
         # The last, partial block of channels: its vectors and valid channels (0: none).
@@ -314,10 +335,11 @@ class DirectConv:
                 for i in range(rows):
                     for j in range(vectors):
                         b.store(self._load_c(b, c_rows[i], j, valid), slots[i * vectors + j])
-        # A tile inside one output row (most tiles of a wide image) reads its pixels at fixed
-        # distances from the first: one base pointer with constant offsets. Twelve pointers of
-        # their own (a tile spanning rows) leave too few registers for the loop, which then
-        # spills them and the broadcasts (a 3 x 3 stem of 3 channels ran at a quarter of peak).
+        # A tile inside one output row (every tile, where `tile_pixels` found a count that
+        # divides the row) reads its pixels at fixed distances from the first: one base
+        # pointer with constant offsets. Twelve pointers of their own (a tile spanning rows)
+        # leave too few registers for the loop, which then spills them and the broadcasts (a
+        # 3 x 3 stem of 3 channels ran at a quarter of peak).
         one_row = b.and_(b.icmp_signed("<=", b.add(p0, I64(rows)), end),
                          b.icmp_signed("==", b.udiv(p0, I64(g.out_w)),
                                        b.udiv(b.add(p0, I64(rows - 1)), I64(g.out_w))))
