@@ -16,7 +16,8 @@ AVX512 = {7: 7, 13: 13, 14: 14, 28: 14, 56: 14, 112: 14, 224: 14, 55: 11, 27: 9,
 SIXTEEN_REGISTERS = {7: 6, 13: 6, 14: 6, 28: 6, 55: 5, 30: 6, 5: 5, 2: 2, 17: 6, 111: 6}
 
 
-@pytest.mark.parametrize("cpu_name, widths", [("x86-64-v4", AVX512), ("x86-64-v3", SIXTEEN_REGISTERS),
+@pytest.mark.parametrize("cpu_name, widths", [("x86-64-v4", AVX512),
+                                              ("x86-64-v3", SIXTEEN_REGISTERS),
                                               ("x86-64", SIXTEEN_REGISTERS)],
                          ids=["avx512", "avx2", "sse2"])
 def test_tiles_divide_the_row_when_they_can(cpu_name: str, widths: dict[int, int]) -> None:

@@ -26,6 +26,7 @@ import numpy as np
 from weir.compiler.global_opt.constant_values import constant_value, resource_name, \
     stored_constant
 from weir.compiler.global_opt.layout_transposes import erase_unused
+from weir.compiler.global_opt.pack_matmul_weights import plain_matmul
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import linalg_ext
@@ -69,18 +70,14 @@ class FuseHorizontalMatmuls(Pass):
 
 def _fusable(op: Operation, constants: ConstantStore) -> np.ndarray | None:
     """The constant weights of a matmul this pass may fuse, else None."""
-    if isinstance(op, linalg_ext.MatmulOp):
-        if op.has_explicit_maps():
-            return None
-    elif not isinstance(op, linalg.MatmulOp):
-        return None
-    if len(op.operands) != 3 or len(op.results) != 1:
+    if not plain_matmul(op):
         return None
     types = [v.type for v in (*op.operands, op.results[0])]
-    if not all(isinstance(t, TensorType) and t.element_type == _F32 and t.has_static_shape()
-               and len(t.get_shape()) == 2 for t in types):
+    if not all(isinstance(t, TensorType) and t.has_static_shape() and len(t.get_shape()) == 2
+               for t in types):
         return None
-    if _zero_fill(op.operands[2]) is None or types[1].get_shape()[1] >= MAX_COLUMNS:  # type: ignore[attr-defined]
+    columns = types[1].get_shape()[1]  # type: ignore[attr-defined]
+    if _zero_fill(op.operands[2]) is None or columns >= MAX_COLUMNS:
         return None
     weights = constant_value(op.operands[1], constants)
     if weights is None or weights.dtype != np.float32:
@@ -118,7 +115,8 @@ def _fuse(members: list[tuple[Operation, np.ndarray]], constants: ConstantStore)
     names = [resource_name(op.operands[1], "weights") for op, _ in members]
     digest = hashlib.sha256("\0".join(names).encode()).hexdigest()[:8]
     weights = stored_constant(b, constants, np.concatenate([w for _, w in members], axis=1),
-                              TensorType(_F32, [k, sum(widths)]), f"{names[0]}_side_by_side_{digest}")
+                              TensorType(_F32, [k, sum(widths)]),
+                              f"{names[0]}_side_by_side_{digest}")
     zero = _zero_fill(first.operands[2])
     assert zero is not None
     empty = b.insert(EmptyOp([], out_t)).tensor

@@ -47,7 +47,7 @@ class PackMatmulWeights(Pass):
             return
         constants = constants_of(module)
         for op in list(module.walk()):
-            if not _plain_matmul(op):
+            if not plain_matmul(op):
                 continue
             lhs, rhs = op.operands[0], op.operands[1]
             m = _static_shape(lhs)
@@ -73,7 +73,9 @@ def _panel_columns(state: CompilationState) -> int | None:
     return panel_columns(cpu, "f32")
 
 
-def _plain_matmul(op: Operation) -> bool:
+def plain_matmul(op: Operation) -> bool:
+    """A 2-D product without maps of its own (linalg.matmul, or weir's with default maps), f32
+    throughout (fuse_horizontal_matmuls.py takes the same)."""
     if isinstance(op, linalg_ext.MatmulOp):
         if op.has_explicit_maps():
             return False
