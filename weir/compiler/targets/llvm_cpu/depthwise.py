@@ -33,6 +33,7 @@ from weir.compiler.targets.llvm_cpu.contraction import (
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
+from weir.compiler.targets.llvm_cpu.scalars import prefetch_write
 from weir.compiler.targets.llvm_cpu.padded_input import (
     by_border_rows,
     inside,
@@ -163,6 +164,11 @@ def _nhwc_row(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, fm: Memory, at: dict[st
                         accs[u] = fmuladd(pb, value, weights[kh][kw], accs[u])
             for acc, out in zip(accs, outs):
                 store_f32(pb, acc, out, width)
+                # The same line of the next output row, fetched for ownership while this row
+                # runs: in a call a depthwise layer's output lines are cold, and each store
+                # waited for its line (MobileNetV2's 7 x 7 x 960 layer: 26 us, 20 with the
+                # output in cache, 20.6 with this).
+                prefetch_write(pb, pb.gep(out, [I64(out_w * chans)]))
         groups = (inner_hi - inner_lo) // PIXELS
         grouped = inner_lo + groups * PIXELS
         if inner_lo > 0:

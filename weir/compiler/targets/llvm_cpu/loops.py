@@ -54,13 +54,17 @@ def _rolled(module: ir.Module) -> ir.MDValue:
 
 def for_nest(b: ir.IRBuilder, bounds: list[tuple[ir.Value, ir.Value]],
              body: Callable[[ir.IRBuilder, list[ir.Value]], None], name: str = "d",
-             unroll: bool = True) -> None:
+             unroll: bool = True,
+             per_run: Callable[[ir.IRBuilder, list[ir.Value]], None] | None = None) -> None:
     """Nested loops, the last bound innermost; no bounds runs `body` once. `unroll` applies to
-    every level."""
+    every level. `per_run(outer)` runs before each run of the innermost loop, given the
+    indices around it (a prefetch of what the runs ahead will write)."""
     def level(k: int, outer: list[ir.Value]) -> None:
         if k == len(bounds):
             body(b, outer)
             return
+        if k == len(bounds) - 1 and per_run is not None:
+            per_run(b, outer)
         lo, hi = bounds[k]
         for_range(b, lo, hi, lambda _b, i: level(k + 1, outer + [i]), f"{name}{k}", unroll)
     level(0, [])

@@ -321,7 +321,15 @@ class EntryLowering:
             for v, mem in targets:
                 s.store_element(bb, self.element(bb, v, idx, ctx), mem.address(bb, idx),
                                 mem.dtype)
-        for_nest(b, bounds, body)
+
+        def ahead(bb: ir.IRBuilder, outer: list[ir.Value]) -> None:
+            lo, hi = bounds[-1]
+            for _, mem in targets:
+                s.prefetch_run_for_write(bb, mem.address(bb, outer + [lo]), bb.sub(hi, lo),
+                                         mem.dtype)
+        runs = bool(bounds) and all(s.write_ahead_pays(*bounds[-1], mem.dtype)
+                                    for _, mem in targets)
+        for_nest(b, bounds, body, per_run=ahead if runs else None)
         return extent, tile
 
     # ------------------------------------------------------------------ per-element evaluation

@@ -19,6 +19,7 @@ from typing import Callable
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.halfs import float_to_half, half_to_float
+from weir.compiler.targets.llvm_cpu.loops import for_range
 from weir.compiler.targets.llvm_cpu.small_floats import SMALL_FLOATS, float_to_small, small_to_float
 from weir.format.element_types import BY_NAME
 from weir.format.vm_isa import Scalar
@@ -160,6 +161,47 @@ def prefetch_l2(b: ir.IRBuilder, pointer: ir.Value) -> None:
                   ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
     b.call(fn, [b.bitcast(pointer, i8p), ir.Constant(ir.IntType(32), 0),
                 ir.Constant(ir.IntType(32), 2), ir.Constant(ir.IntType(32), 1)])
+
+
+def prefetch_write(b: ir.IRBuilder, pointer: ir.Value) -> None:
+    """A write prefetch of the line at `pointer` (PREFETCHW where the CPU has it): the line is
+    fetched for ownership ahead of the store that will write it; it never faults."""
+    i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+    fn = declared(b.module, "llvm.prefetch.p0",
+                  ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+    b.call(fn, [b.bitcast(pointer, i8p), ir.Constant(ir.IntType(32), 1),
+                ir.Constant(ir.IntType(32), 3), ir.Constant(ir.IntType(32), 1)])
+
+
+# How far ahead of its stores a copy or elementwise loop fetches its output lines for
+# ownership: 4 KiB of output, a few hundred nanoseconds of copying at L2 speed.
+WRITE_AHEAD_BYTES = 4096
+
+
+def prefetch_run_for_write(b: ir.IRBuilder, start: ir.Value, elements: ir.Value,
+                           dtype: str) -> None:
+    """Write prefetches of the lines of the run of `elements` elements of `dtype` at `start`
+    (a typed pointer), WRITE_AHEAD_BYTES further on: output the loop reaches a few runs
+    later. Output memory that no recent dispatch touched costs a read for ownership per line
+    at the store, which the loop waits for: in a call, SqueezeNet's concats took 1.3-1.5x the
+    time they take with their output already in cache. Fetched ahead, the loop finds the
+    lines there (the concats 0.57-0.82x, the whole network 0.98x on both drivers)."""
+    i8p, i64 = ir.IntType(8).as_pointer(), ir.IntType(64)
+    base = b.gep(b.bitcast(start, i8p), [ir.Constant(i64, WRITE_AHEAD_BYTES)])
+    # An empty range (a workgroup past the end) may have hi < lo: no lines then.
+    count = b.select(b.icmp_signed("<", elements, ir.Constant(i64, 0)), ir.Constant(i64, 0),
+                     elements)
+    nbytes = b.mul(count, ir.Constant(i64, BY_NAME[dtype].byte_size))
+    lines = b.udiv(b.add(nbytes, ir.Constant(i64, 63)), ir.Constant(i64, 64))
+    for_range(b, ir.Constant(i64, 0), lines, lambda lb, line: prefetch_write(
+        lb, lb.gep(base, [lb.mul(line, ir.Constant(i64, 64))])), "pfw", unroll=False)
+
+
+def write_ahead_pays(lo: ir.Value, hi: ir.Value, dtype: str) -> bool:
+    """Whether runs [lo, hi) of `dtype` are worth a prefetch each: not when a run is
+    statically shorter than a line (a prefetch per run would fetch each line many times)."""
+    return not (isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant) and
+                (hi.constant - lo.constant) * BY_NAME[dtype].byte_size < 64)
 
 
 def _float_binary(op: str) -> Callable[[ir.IRBuilder, list[ir.Value], tuple[str, ...]], ir.Value]:

@@ -136,7 +136,14 @@ def _insert(low: EntryLowering, b: ir.IRBuilder, n: int,
     def place(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
         at = window_index(low, bb, op.offsets, op.strides, op.dropped, idx)
         s.store_element(bb, low.element(bb, source, idx, Body()), mem.address(bb, at), mem.dtype)
-    for_nest(b, source_bounds, place, "src", unroll=False)
+
+    def ahead(bb: ir.IRBuilder, outer: list[ir.Value]) -> None:
+        lo, hi = source_bounds[-1]
+        at = window_index(low, bb, op.offsets, op.strides, op.dropped, outer + [lo])
+        s.prefetch_run_for_write(bb, mem.address(bb, at), bb.sub(hi, lo), mem.dtype)
+    runs = bool(source_bounds) and op.strides[-1] == 1 and \
+        s.write_ahead_pays(*source_bounds[-1], mem.dtype)
+    for_nest(b, source_bounds, place, "src", unroll=False, per_run=ahead if runs else None)
 
 
 def _unit_steps(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:
