@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import re
 
-import llvmlite.ir as ir
+from lowered import lowered_entry
 
-import weir.api as weir
-from weir.compiler.codegen.translate import EntryTranslator
 from weir.compiler.targets.llvm_cpu.conv_kernel import panel_width
-from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
-from weir.ir import parse_module
-from weir.ir.upstream import func
 
 CONV = """
 func.func @f(%x: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32> {
@@ -33,15 +28,7 @@ func.func @f(%x: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor<1x
 
 def _kernel_ir(cpu_name: str) -> str:
     """The LLVM IR (before optimisation) of the convolution's row kernel."""
-    flow = weir.compile_to_phase(CONV, "conv.mlir",
-                                 weir.CompilerOptions(target_backends=("llvm-cpu",)), "flow")
-    (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
-             if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
-    cpu = resolve_cpu(cpu_name)
-    module = ir.Module(name="conv")
-    module.triple = cpu.triple
-    EntryLowering(module, cpu, EntryTranslator(fn, "llvm-cpu").translate(), "weir_entry").lower()
-    text = str(module)
+    text = str(lowered_entry(CONV, cpu_name=cpu_name).module)
     start = text.index('define internal void @"weir_entry.conv')
     return text[start:text.index("\n}\n", start)]
 

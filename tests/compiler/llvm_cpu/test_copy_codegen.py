@@ -9,16 +9,10 @@ from __future__ import annotations
 import ctypes
 import re
 
-import llvmlite.ir as ir
 import numpy as np
+from lowered import lowered_entry
 
-import weir.api as weir
-from weir.compiler.codegen.translate import EntryTranslator
-from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
-from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.target import Jit
-from weir.ir import parse_module
-from weir.ir.upstream import func
 
 RNG = np.random.default_rng(11)
 ENTRY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -28,16 +22,8 @@ ENTRY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctype
 def _jit(src: str) -> Jit:
     """The program's one dispatch as a native entry `weir_entry` (NCHW convolutions kept
     NCHW: the code under test is the direct kernel's for the exporters' layouts)."""
-    options = weir.CompilerOptions(target_backends=("llvm-cpu",),
-                                   disabled_passes=frozenset({"convert-conv-to-channels-last"}))
-    flow = weir.compile_to_phase(src, "copy.mlir", options, "flow")
-    (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
-             if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
-    cpu = resolve_cpu()
-    module = ir.Module(name="copy")
-    module.triple = cpu.triple
-    EntryLowering(module, cpu, EntryTranslator(fn, "llvm-cpu").translate(), "weir_entry").lower()
-    return Jit(module, cpu)
+    lowered = lowered_entry(src, disabled=frozenset({"convert-conv-to-channels-last"}))
+    return Jit(lowered.module, lowered.cpu)
 
 
 def _run(jit: Jit, arrays: list[np.ndarray]) -> None:

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 import numpy as np
+from lowered import lowered_entry
 
 import weir.api as weir
-from weir.compiler.codegen.translate import EntryTranslator
-from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
-from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.format.module_file import deserialize
 from weir.format.native_executable import NativeEntry, decode_native_executable
-from weir.ir import parse_module
-from weir.ir.upstream import func
 
 OPTIONS = weir.CompilerOptions(target_backends=("llvm-cpu",))
 RELU = """
@@ -104,19 +100,12 @@ func.func @f(%x: tensor<8x1000xf32>) -> tensor<8x1000xf32> {
 def test_softmax_epilogue_reads_the_exponentials_the_sum_kept() -> None:
     # The sum stores each exp it computes in the output, and the division reads it back there:
     # one exp per element in the code, not one for the sum and another for the division.
-    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
-    flow = weir.compile_to_phase(SOFTMAX_TAIL, "softmax.mlir", options, "flow")
-    (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
-             if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
-    cpu = resolve_cpu()
-    module = ir.Module(name="softmax")
-    module.triple = cpu.triple
-    EntryLowering(module, cpu, EntryTranslator(fn, "llvm-cpu").translate(), "weir_sm").lower()
+    module = lowered_entry(SOFTMAX_TAIL, "weir_sm").module
     # Each f32 exp emitted clamps its argument to at most 89 first (a compare and a select).
     clamp = str(ir.Constant(ir.FloatType(), 89.0)).split(" ", 1)[1]
     assert str(module).count(clamp) == 2
     x = np.random.default_rng(3).standard_normal((8, 1000)).astype(np.float32)
-    ctx = weir.load([weir.compile_string(SOFTMAX_TAIL, "softmax.mlir", options)])
+    ctx = weir.load([weir.compile_string(SOFTMAX_TAIL, "softmax.mlir", OPTIONS)])
     got = np.asarray(ctx.lookup_function("f")(x))
     want = np.exp(x) / np.exp(x).sum(1, keepdims=True)
     np.testing.assert_allclose(got, want, rtol=2e-6)

@@ -7,17 +7,11 @@ from __future__ import annotations
 import ctypes
 import re
 
-import llvmlite.ir as ir
 import numpy as np
 import pytest
+from lowered import lowered_entry
 
-import weir.api as weir
-from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
-from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.target import Jit
-from weir.compiler.codegen.translate import EntryTranslator
-from weir.ir import parse_module
-from weir.ir.upstream import func
 
 EMBEDDING = """
 func.func @main(%table: tensor<100xWxf32>, %ids: tensor<2x5xi64>) -> tensor<2x5xWxf32> {
@@ -35,16 +29,8 @@ func.func @main(%table: tensor<100xWxf32>, %ids: tensor<2x5xi64>) -> tensor<2x5x
 
 def _jit(width: int) -> tuple[Jit, tuple[str, ...]]:
     """The embedding of rows of `width` as one native entry, and its checks."""
-    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
-    flow = weir.compile_to_phase(EMBEDDING.replace("W", str(width)), "emb.mlir", options, "flow")
-    (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
-             if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
-    cpu = resolve_cpu()
-    module = ir.Module(name="gather")
-    module.triple = cpu.triple
-    entry = EntryLowering(module, cpu, EntryTranslator(fn, "llvm-cpu").translate(),
-                          "weir_gather").lower()
-    return Jit(module, cpu), entry.checks
+    lowered = lowered_entry(EMBEDDING.replace("W", str(width)), "weir_gather")
+    return Jit(lowered.module, lowered.cpu), lowered.entry.checks
 
 
 # The row loop becomes one copy of the row's bytes (a memcpy that codegen expands into vector

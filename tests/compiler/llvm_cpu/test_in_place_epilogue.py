@@ -6,17 +6,12 @@ it cannot (a fused ReLU cost more than its GEMM before). The values stay numpy's
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
 import numpy as np
 import pytest
+from lowered import lowered_entry
 
 import weir.api as weir
-from weir.compiler.codegen.translate import EntryTranslator
-from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
-from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.object_code import optimize
-from weir.ir import parse_module
-from weir.ir.upstream import func
 
 RELU = {"maximumf": "%m = arith.maximumf %in, %zero : f32",
         "select": "%gt = arith.cmpf ugt, %in, %zero : f32\n    %m = arith.select %gt, %in, %zero : f32"}
@@ -40,14 +35,8 @@ def program(relu: str) -> str:
 
 @pytest.mark.parametrize("relu", sorted(RELU))
 def test_no_masked_store_on_avx2(relu: str) -> None:
-    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
-    flow = weir.compile_to_phase(program(relu), "relu.mlir", options, "flow")
-    (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
-             if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
-    cpu = resolve_cpu("x86-64-v3")
-    module = ir.Module(name="relu")
-    module.triple = cpu.triple
-    EntryLowering(module, cpu, EntryTranslator(fn, "llvm-cpu").translate(), "weir_entry").lower()
+    lowered = lowered_entry(program(relu), cpu_name="x86-64-v3")
+    module, cpu = lowered.module, lowered.cpu
     assert "freeze" in str(module)
     assembly = cpu.target_machine().emit_assembly(optimize(str(module), cpu))
     assert "vmaxps" in assembly or "vcmp" in assembly  # the ReLU is vectorised...

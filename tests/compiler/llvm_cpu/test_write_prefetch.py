@@ -9,15 +9,9 @@ from __future__ import annotations
 
 import re
 
-import llvmlite.ir as ir
+from lowered import lowered_entry
 
-import weir.api as weir
-from weir.compiler.codegen.translate import EntryTranslator
-from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
-from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.scalars import WRITE_AHEAD_BYTES
-from weir.ir import parse_module
-from weir.ir.upstream import func
 
 # A write prefetch (rw = 1) with the most locality: PREFETCHW.
 WRITE = re.compile(r'call void @"llvm\.prefetch\.p0"\(i8\* %"?[.\w]+"?, i32 1, i32 3, i32 1\)')
@@ -50,15 +44,7 @@ func.func @f(%x: tensor<1x9x9x64xf32>, %w: tensor<3x3x64xf32>) -> tensor<1x7x7x6
 
 def _entry_ir(src: str) -> str:
     """The LLVM IR (before optimisation) of the program's one dispatch."""
-    flow = weir.compile_to_phase(src, "w.mlir",
-                                 weir.CompilerOptions(target_backends=("llvm-cpu",)), "flow")
-    (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
-             if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
-    cpu = resolve_cpu()
-    module = ir.Module(name="w")
-    module.triple = cpu.triple
-    EntryLowering(module, cpu, EntryTranslator(fn, "llvm-cpu").translate(), "weir_entry").lower()
-    return str(module)
+    return str(lowered_entry(src).module)
 
 
 def test_copies_and_elementwise_fetch_ahead_of_their_runs() -> None:
