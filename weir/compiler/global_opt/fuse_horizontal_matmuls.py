@@ -77,7 +77,7 @@ def _fusable(op: Operation, constants: ConstantStore) -> np.ndarray | None:
                for t in types):
         return None
     columns = types[1].get_shape()[1]  # type: ignore[attr-defined]
-    if _zero_fill(op.operands[2]) is None or columns >= MAX_COLUMNS:
+    if zero_fill(op.operands[2]) is None or columns >= MAX_COLUMNS:
         return None
     weights = constant_value(op.operands[1], constants)
     if weights is None or weights.dtype != np.float32:
@@ -85,8 +85,9 @@ def _fusable(op: Operation, constants: ConstantStore) -> np.ndarray | None:
     return weights
 
 
-def _zero_fill(value: SSAValue) -> SSAValue | None:
-    """The +0 scalar that `value` is a fill of (into an empty tensor), else None."""
+def zero_fill(value: SSAValue) -> SSAValue | None:
+    """The +0 scalar that `value` is a fill of (into an empty tensor), else None: a product
+    accumulated onto it is the product alone (hoist_sliced_matmuls.py takes the same)."""
     fill = value.owner
     if not isinstance(fill, linalg.FillOp) or not isinstance(fill.outputs[0].owner, EmptyOp):
         return None
@@ -117,7 +118,7 @@ def _fuse(members: list[tuple[Operation, np.ndarray]], constants: ConstantStore)
     weights = stored_constant(b, constants, np.concatenate([w for _, w in members], axis=1),
                               TensorType(_F32, [k, sum(widths)]),
                               f"{names[0]}_side_by_side_{digest}")
-    zero = _zero_fill(first.operands[2])
+    zero = zero_fill(first.operands[2])
     assert zero is not None
     empty = b.insert(EmptyOp([], out_t)).tensor
     acc = b.insert(linalg.FillOp((zero,), (empty,), (out_t,))).results[0]

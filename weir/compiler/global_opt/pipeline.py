@@ -12,6 +12,7 @@ from weir.compiler.global_opt.fold_constant_slices import FoldConstantSlices
 from weir.compiler.global_opt.fold_constant_transposes import FoldConstantTransposes
 from weir.compiler.global_opt.fold_zero_products import FoldZeroProducts
 from weir.compiler.global_opt.fuse_horizontal_matmuls import FuseHorizontalMatmuls
+from weir.compiler.global_opt.hoist_sliced_matmuls import HoistSlicedMatmuls
 from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixes
 from weir.compiler.global_opt.pack_conv_filters import PackConvFilters
 from weir.compiler.global_opt.pack_matmul_weights import PackMatmulWeights
@@ -35,6 +36,9 @@ PASSES: tuple[Pass, ...] = (
     # Products of one input by several weights (an LSTM's gates, attention's projections) as
     # one product by the weights side by side: one GEMM, one dispatch, slices read in place.
     FuseHorizontalMatmuls(),
+    # A loop's product of each step's input slice by constant weights (an ONNX LSTM's input
+    # projection) as one product of all steps before the loop: one GEMM, the weights read once.
+    HoistSlicedMatmuls(),
     # A reduction's results nobody reads (the index of torch's max.dim) are not computed.
     DropUnusedResults(),
     # A sort read only through its first k elements (top-k) may select them instead of sorting.
