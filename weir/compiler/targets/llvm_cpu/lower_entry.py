@@ -327,7 +327,7 @@ class EntryLowering:
             for _, mem in targets:
                 s.prefetch_run_for_write(bb, mem.address(bb, outer + [lo]), bb.sub(hi, lo),
                                          mem.dtype)
-        runs = bool(bounds) and all(s.write_ahead_pays(*bounds[-1], mem.dtype)
+        runs = bool(bounds) and all(s.write_ahead_pays(*bounds[-1], mem.dims, mem.dtype)
                                     for _, mem in targets)
         for_nest(b, bounds, body, per_run=ahead if runs else None)
         return extent, tile

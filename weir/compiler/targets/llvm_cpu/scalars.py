@@ -197,11 +197,22 @@ def prefetch_run_for_write(b: ir.IRBuilder, start: ir.Value, elements: ir.Value,
         lb, lb.gep(base, [lb.mul(line, ir.Constant(i64, 64))])), "pfw", unroll=False)
 
 
-def write_ahead_pays(lo: ir.Value, hi: ir.Value, dtype: str) -> bool:
-    """Whether runs [lo, hi) of `dtype` are worth a prefetch each: not when a run is
-    statically shorter than a line (a prefetch per run would fetch each line many times)."""
-    return not (isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant) and
-                (hi.constant - lo.constant) * BY_NAME[dtype].byte_size < 64)
+def write_ahead_pays(lo: ir.Value, hi: ir.Value, dims: list[ir.Value], dtype: str) -> bool:
+    """Whether a loop writing runs [lo, hi) of an output of `dims` (of `dtype`) should fetch
+    ahead: not when a run is statically shorter than a line (a prefetch per run would fetch
+    each line many times over), nor when the whole output is statically smaller than a few
+    times WRITE_AHEAD_BYTES (most prefetches would land past its end; an LSTM step's 8 x 256
+    gates stay in cache between dispatches anyway)."""
+    size = BY_NAME[dtype].byte_size
+    if isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant) and \
+            (hi.constant - lo.constant) * size < 64:
+        return False
+    if all(isinstance(d, ir.Constant) for d in dims):
+        total = size
+        for d in dims:
+            total *= d.constant  # type: ignore[attr-defined]
+        return total >= 4 * WRITE_AHEAD_BYTES
+    return True
 
 
 def _float_binary(op: str) -> Callable[[ir.IRBuilder, list[ir.Value], tuple[str, ...]], ir.Value]:

@@ -142,7 +142,7 @@ def _insert(low: EntryLowering, b: ir.IRBuilder, n: int,
         at = window_index(low, bb, op.offsets, op.strides, op.dropped, outer + [lo])
         s.prefetch_run_for_write(bb, mem.address(bb, at), bb.sub(hi, lo), mem.dtype)
     runs = bool(source_bounds) and op.strides[-1] == 1 and \
-        s.write_ahead_pays(*source_bounds[-1], mem.dtype)
+        s.write_ahead_pays(*source_bounds[-1], mem.dims, mem.dtype)
     for_nest(b, source_bounds, place, "src", unroll=False, per_run=ahead if runs else None)
 
 
