@@ -54,9 +54,11 @@ def test_copies_and_elementwise_fetch_ahead_of_their_runs() -> None:
         assert f"i64 {WRITE_AHEAD_BYTES}" in text, src
 
 
-def test_small_outputs_do_not_fetch_ahead() -> None:
+def test_small_outputs_and_long_runs_do_not_fetch_ahead() -> None:
     # 8 x 256 floats, 8 KiB: most lines 4 KiB ahead would lie past the end.
     assert not WRITE.search(_entry_ir(ADD.replace("64x256", "8x256")))
+    # One run of 64K floats: a stream, fetched whole before its loop it would evict itself.
+    assert not WRITE.search(_entry_ir(ADD.replace("64x256", "65536")))
 
 
 def test_depthwise_fetches_the_next_rows_lines() -> None:

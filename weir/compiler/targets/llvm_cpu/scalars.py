@@ -199,13 +199,16 @@ def prefetch_run_for_write(b: ir.IRBuilder, start: ir.Value, elements: ir.Value,
 
 def write_ahead_pays(lo: ir.Value, hi: ir.Value, dims: list[ir.Value], dtype: str) -> bool:
     """Whether a loop writing runs [lo, hi) of an output of `dims` (of `dtype`) should fetch
-    ahead: not when a run is statically shorter than a line (a prefetch per run would fetch
-    each line many times over), nor when the whole output is statically smaller than a few
-    times WRITE_AHEAD_BYTES (most prefetches would land past its end; an LSTM step's 8 x 256
-    gates stay in cache between dispatches anyway)."""
+    each run ahead: only for runs of a static length from a line to WRITE_AHEAD_BYTES (a
+    shorter run would fetch each line many times over; a longer one is a stream the
+    hardware's prefetcher follows, and fetching all of it before the loop, as a 1-D
+    elementwise op of 16M elements would, is 64 MiB of prefetches that evict each other:
+    ew_chain_16m took 1.36x its time), in an output of at least four times WRITE_AHEAD_BYTES
+    (else most prefetches land past its end; an LSTM step's 8 x 256 gates stay in cache)."""
+    if not (isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant)):
+        return False
     size = BY_NAME[dtype].byte_size
-    if isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant) and \
-            (hi.constant - lo.constant) * size < 64:
+    if not 64 <= (hi.constant - lo.constant) * size <= WRITE_AHEAD_BYTES:
         return False
     if all(isinstance(d, ir.Constant) for d in dims):
         total = size
