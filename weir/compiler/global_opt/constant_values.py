@@ -162,6 +162,19 @@ def _step(op: Operation, values: dict[SSAValue, np.ndarray]) -> bool:
     return True
 
 
+def fill_value(value: SSAValue) -> tuple[SSAValue, float] | None:
+    """The float constant a `linalg.fill` writes to every element of `value`, as the scalar SSA
+    value and its number; None for any other value."""
+    fill = value.owner
+    if not isinstance(fill, linalg.FillOp):
+        return None
+    scalar = fill.inputs[0]
+    const = scalar.owner
+    if not isinstance(const, arith.ConstantOp) or not isinstance(const.value, FloatAttr):
+        return None
+    return scalar, const.value.value.data
+
+
 def resource_name(value: SSAValue, default: str) -> str:
     """The name of the resource `value` is a constant of, else `default`: a hint for the name
     of a constant derived from it."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from weir.compiler.global_opt.constant_values import constant_value, stored_constant
+from weir.compiler.global_opt.constant_values import constant_value, fill_value, stored_constant
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import linalg_ext
@@ -237,10 +237,9 @@ def _bias(init: SSAValue, channel_dim: int, channels: int,
     """What the convolution starts from, per channel: a splat fill or a broadcast vector."""
     op = init.owner
     if isinstance(op, linalg.FillOp):
-        scalar = op.inputs[0].owner
-        if isinstance(scalar, arith.ConstantOp) and isinstance(scalar.value, FloatAttr) and \
-                op.inputs[0].type == _F32:
-            return np.full(channels, np.float32(scalar.value.value.data), np.float64)
+        found = fill_value(init)
+        if found is not None and found[0].type == _F32:
+            return np.full(channels, np.float32(found[1]), np.float64)
         return None
     if isinstance(op, linalg.BroadcastOp):
         rank = len(init.type.get_shape())  # type: ignore[attr-defined]

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from weir.compiler.global_opt.constant_values import constant_value
+from weir.compiler.global_opt.constant_values import constant_value, fill_value
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.dialects import linalg_ext
 from weir.ir import ConstantStore, constants_of
-from weir.ir.upstream import arith, FloatAttr, linalg, ModuleOp, Operation, SSAValue
+from weir.ir.upstream import linalg, ModuleOp, Operation, SSAValue
 
 # Every named product `C += A * B` with two inputs and one accumulator.
 _PRODUCTS: tuple[type[Operation], ...] = (
@@ -55,12 +55,8 @@ def _adds_nothing(lhs: SSAValue, rhs: SSAValue, constants: ConstantStore) -> boo
 
 
 def _holds_no_negative_zero(init: SSAValue, constants: ConstantStore) -> bool:
-    owner = init.owner
-    if isinstance(owner, linalg.FillOp):
-        scalar = owner.inputs[0].owner
-        if not isinstance(scalar, arith.ConstantOp) or not isinstance(scalar.value, FloatAttr):
-            return False
-        value = scalar.value.value.data
-        return not (value == 0.0 and np.signbit(value))
+    if isinstance(init.owner, linalg.FillOp):
+        found = fill_value(init)
+        return found is not None and not (found[1] == 0.0 and np.signbit(found[1]))
     array = constant_value(init, constants)
     return array is not None and not (np.signbit(array) & (array == 0)).any()

@@ -18,9 +18,8 @@ T x M x K tensor defined outside the loop and all of the other two."""
 
 from __future__ import annotations
 
-from weir.compiler.global_opt.fuse_horizontal_matmuls import zero_fill
 from weir.compiler.global_opt.layout_transposes import erase_unused
-from weir.compiler.global_opt.pack_matmul_weights import plain_matmul
+from weir.compiler.global_opt.matmul_forms import plain_matmul, zero_fill
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.tensor_shapes import index, reassociation
@@ -54,9 +53,10 @@ class HoistSlicedMatmuls(Pass):
                 _hoist(op, *found)
 
 
-def _hoistable(op: Operation) -> tuple[scf.ForOp, SSAValue, SSAValue | int] | None:
-    """(the loop, the sliced tensor, the slice's index) when `op` is a matmul this pass
-    hoists, else None."""
+def _hoistable(op: Operation
+               ) -> tuple[scf.ForOp, tensor.ExtractSliceOp, SSAValue | int] | None:
+    """(the loop, the step's slice, the slice's index) when `op` is a matmul this pass hoists,
+    else None."""
     loop = op.parent_op()
     if not isinstance(loop, scf.ForOp) or not plain_matmul(op):
         return None
@@ -69,7 +69,8 @@ def _hoistable(op: Operation) -> tuple[scf.ForOp, SSAValue, SSAValue | int] | No
     collapse = lhs.owner
     if not isinstance(collapse, tensor.CollapseShapeOp):
         return None
-    groups = [[int(i.value.data) for i in g] for g in collapse.reassociation]  # type: ignore[attr-defined]
+    groups = [[int(i.value.data) for i in g]
+              for g in collapse.reassociation]  # type: ignore[attr-defined]
     piece = collapse.src.owner  # type: ignore[attr-defined]
     if groups != [[0, 1], [2]] or not isinstance(piece, tensor.ExtractSliceOp):
         return None
@@ -86,25 +87,22 @@ def _hoistable(op: Operation) -> tuple[scf.ForOp, SSAValue, SSAValue | int] | No
         if len(piece.offsets) != 1:
             return None
         step = piece.offsets[0]
-    return loop, source, step
+    return loop, piece, step
 
 
 def _inside(value: SSAValue, loop: Operation) -> bool:
     """Whether `value` is defined inside `loop` (a result of an op within it, or an argument
     of one of its blocks)."""
     owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is loop:
-            return True
-        op = op.parent_op()
-    return False
+    return loop.is_ancestor(owner if isinstance(owner, Operation) else owner.parent_op())
 
 
-def _hoist(op: Operation, loop: scf.ForOp, source: SSAValue, step: SSAValue | int) -> None:
+def _hoist(op: Operation, loop: scf.ForOp, piece: tensor.ExtractSliceOp,
+           step: SSAValue | int) -> None:
+    source = piece.source
     steps, rows, depth = source.type.get_shape()  # type: ignore[attr-defined]
     cols = op.results[0].type.get_shape()[1]  # type: ignore[attr-defined]
-    lhs, rhs, init = op.operands
+    _, rhs, init = op.operands
     zero = zero_fill(init)
     assert zero is not None and isinstance(rhs.owner, arith.ConstantOp) and \
         isinstance(zero.owner, arith.ConstantOp)
@@ -124,12 +122,11 @@ def _hoist(op: Operation, loop: scf.ForOp, source: SSAValue, step: SSAValue | in
     part = within.insert(tensor.ExtractSliceOp(product, [first, 0], [rows, cols], [1, 1],
                                                op.results[0].type)).results[0]
     op.results[0].replace_all_uses_with(part)
-    piece = lhs.owner.src.owner  # type: ignore[union-attr]
     old = list(op.operands)
     op.detach()
     op.erase()
     erase_unused(old)
     # The step's slice, read by nothing else now (it would stay a copy dispatch of its own).
-    if isinstance(piece, tensor.ExtractSliceOp) and not piece.result.uses:
+    if not piece.result.uses:
         piece.detach()
         piece.erase()

@@ -19,19 +19,18 @@ from __future__ import annotations
 import numpy as np
 
 from weir.compiler.global_opt.constant_values import constant_value
+from weir.compiler.global_opt.matmul_forms import plain_matmul
 from weir.compiler.global_opt.packed_constants import llvm_cpu_target, replace_with_packed
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
-from weir.dialects import linalg_ext
 from weir.format.packed_weights import (
     MATMUL_COLLAPSE_GROUPS,
     MATMUL_PANELS_PERMUTATION,
     matmul_panels,
 )
 from weir.ir import constants_of
-from weir.ir.upstream import Float32Type, linalg, ModuleOp, Operation, SSAValue, TensorType
+from weir.ir.upstream import ModuleOp, SSAValue, TensorType
 
-_F32 = Float32Type()
 # At most this many rows, the microkernel reads B where it lies (contraction.SMALL_M).
 GEMV_ROWS = 4
 # Weights smaller than this many elements are packed quickly enough on each call.
@@ -71,20 +70,6 @@ def _panel_columns(state: CompilationState) -> int | None:
         return None
     from weir.compiler.targets.llvm_cpu.gemm import panel_columns
     return panel_columns(cpu, "f32")
-
-
-def plain_matmul(op: Operation) -> bool:
-    """A 2-D product without maps of its own (linalg.matmul, or weir's with default maps), f32
-    throughout (fuse_horizontal_matmuls.py takes the same)."""
-    if isinstance(op, linalg_ext.MatmulOp):
-        if op.has_explicit_maps():
-            return False
-    elif not isinstance(op, linalg.MatmulOp):
-        return False
-    if len(op.operands) != 3 or len(op.results) != 1:
-        return False
-    types = [v.type for v in (*op.operands, op.results[0])]
-    return all(isinstance(t, TensorType) and t.element_type == _F32 for t in types)
 
 
 def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
