@@ -21,7 +21,7 @@ generated code, so LLVM sees fixed trip counts and offsets."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -137,8 +137,7 @@ class DirectConv:
 
     def __init__(self, low: EntryLowering, name: str, g: ConvGeometry) -> None:
         self.low, self.g = low, g
-        blk = _blocking(low.cpu)
-        self.blk = _Blocking(blk.lanes, tile_pixels(low.cpu, g.out_w), blk.vectors)
+        self.blk = replace(_blocking(low.cpu), mr=tile_pixels(low.cpu, g.out_w))
         self.full_blocks = g.feats // self.blk.nr
         rest = g.feats - self.full_blocks * self.blk.nr
         # The last, partial block of channels: its vectors and valid channels (0: none).

@@ -33,13 +33,13 @@ from weir.compiler.targets.llvm_cpu.contraction import (
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
-from weir.compiler.targets.llvm_cpu.scalars import prefetch_write
 from weir.compiler.targets.llvm_cpu.padded_input import (
     by_border_rows,
     inside,
     PaddedImage,
     padded_image,
 )
+from weir.compiler.targets.llvm_cpu.scalars import prefetch_write
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:

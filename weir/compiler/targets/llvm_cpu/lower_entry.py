@@ -322,14 +322,14 @@ class EntryLowering:
                 s.store_element(bb, self.element(bb, v, idx, ctx), mem.address(bb, idx),
                                 mem.dtype)
 
+        runs = [s.write_ahead_bytes(*bounds[-1], mem.dims, mem.dtype) if bounds else None
+                for _, mem in targets]
+
         def ahead(bb: ir.IRBuilder, outer: list[ir.Value]) -> None:
-            lo, hi = bounds[-1]
-            for _, mem in targets:
-                s.prefetch_run_for_write(bb, mem.address(bb, outer + [lo]), bb.sub(hi, lo),
-                                         mem.dtype)
-        runs = bool(bounds) and all(s.write_ahead_pays(*bounds[-1], mem.dims, mem.dtype)
-                                    for _, mem in targets)
-        for_nest(b, bounds, body, per_run=ahead if runs else None)
+            for (_, mem), run in zip(targets, runs):
+                assert run is not None
+                s.prefetch_run_for_write(bb, mem.address(bb, outer + [bounds[-1][0]]), run)
+        for_nest(b, bounds, body, per_run=ahead if runs and all(runs) else None)
         return extent, tile
 
     # ------------------------------------------------------------------ per-element evaluation

@@ -156,21 +156,21 @@ def intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value],
 def prefetch_l2(b: ir.IRBuilder, pointer: ir.Value) -> None:
     """A read prefetch of the line at `pointer` into L2 (locality 2), for data streamed from
     memory once per call (weights) while other work runs; it never faults, past an end too."""
-    i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-    fn = declared(b.module, "llvm.prefetch.p0",
-                  ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
-    b.call(fn, [b.bitcast(pointer, i8p), ir.Constant(ir.IntType(32), 0),
-                ir.Constant(ir.IntType(32), 2), ir.Constant(ir.IntType(32), 1)])
+    _prefetch(b, pointer, write=False, locality=2)
 
 
 def prefetch_write(b: ir.IRBuilder, pointer: ir.Value) -> None:
     """A write prefetch of the line at `pointer` (PREFETCHW where the CPU has it): the line is
     fetched for ownership ahead of the store that will write it; it never faults."""
+    _prefetch(b, pointer, write=True, locality=3)
+
+
+def _prefetch(b: ir.IRBuilder, pointer: ir.Value, write: bool, locality: int) -> None:
     i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
     fn = declared(b.module, "llvm.prefetch.p0",
                   ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
-    b.call(fn, [b.bitcast(pointer, i8p), ir.Constant(ir.IntType(32), 1),
-                ir.Constant(ir.IntType(32), 3), ir.Constant(ir.IntType(32), 1)])
+    b.call(fn, [b.bitcast(pointer, i8p), ir.Constant(i32, int(write)),
+                ir.Constant(i32, locality), ir.Constant(i32, 1)])
 
 
 # How far ahead of its stores a copy or elementwise loop fetches its output lines for
@@ -178,44 +178,44 @@ def prefetch_write(b: ir.IRBuilder, pointer: ir.Value) -> None:
 WRITE_AHEAD_BYTES = 4096
 
 
-def prefetch_run_for_write(b: ir.IRBuilder, start: ir.Value, elements: ir.Value,
-                           dtype: str) -> None:
-    """Write prefetches of the lines of the run of `elements` elements of `dtype` at `start`
-    (a typed pointer), WRITE_AHEAD_BYTES further on: output the loop reaches a few runs
+def write_ahead_bytes(lo: ir.Value, hi: ir.Value, dims: list[ir.Value],
+                      dtype: str) -> int | None:
+    """The bytes of each run [lo, hi) that a loop writing an output of `dims` (of `dtype`)
+    fetches ahead (`prefetch_run_for_write`), or None where that does not pay: only runs of a
+    static length from a line to WRITE_AHEAD_BYTES (a shorter run would fetch each line many
+    times over; a longer one is a stream the hardware's prefetcher follows, and fetching all
+    of it before the loop, as a 1-D elementwise op of 16M elements would, is 64 MiB of
+    prefetches that evict each other: ew_chain_16m took 1.36x its time), in an output of at
+    least four times WRITE_AHEAD_BYTES (else most prefetches land past its end; an LSTM
+    step's 8 x 256 gates stay in cache)."""
+    if not (isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant)):
+        return None
+    size = BY_NAME[dtype].byte_size
+    run = (hi.constant - lo.constant) * size
+    if not 64 <= run <= WRITE_AHEAD_BYTES:
+        return None
+    if all(isinstance(d, ir.Constant) for d in dims):
+        total = size
+        for d in dims:
+            total *= d.constant  # type: ignore[attr-defined]
+        if total < 4 * WRITE_AHEAD_BYTES:
+            return None
+    return run
+
+
+def prefetch_run_for_write(b: ir.IRBuilder, start: ir.Value, nbytes: int) -> None:
+    """Write prefetches of the lines of the `nbytes` at `start` (a typed pointer, the first
+    element of a run), WRITE_AHEAD_BYTES further on: output the loop reaches a few runs
     later. Output memory that no recent dispatch touched costs a read for ownership per line
     at the store, which the loop waits for: in a call, SqueezeNet's concats took 1.3-1.5x the
     time they take with their output already in cache. Fetched ahead, the loop finds the
     lines there (the concats 0.57-0.82x, the whole network 0.98x on both drivers)."""
     i8p, i64 = ir.IntType(8).as_pointer(), ir.IntType(64)
     base = b.gep(b.bitcast(start, i8p), [ir.Constant(i64, WRITE_AHEAD_BYTES)])
-    # An empty range (a workgroup past the end) may have hi < lo: no lines then.
-    count = b.select(b.icmp_signed("<", elements, ir.Constant(i64, 0)), ir.Constant(i64, 0),
-                     elements)
-    nbytes = b.mul(count, ir.Constant(i64, BY_NAME[dtype].byte_size))
-    lines = b.udiv(b.add(nbytes, ir.Constant(i64, 63)), ir.Constant(i64, 64))
-    for_range(b, ir.Constant(i64, 0), lines, lambda lb, line: prefetch_write(
-        lb, lb.gep(base, [lb.mul(line, ir.Constant(i64, 64))])), "pfw", unroll=False)
-
-
-def write_ahead_pays(lo: ir.Value, hi: ir.Value, dims: list[ir.Value], dtype: str) -> bool:
-    """Whether a loop writing runs [lo, hi) of an output of `dims` (of `dtype`) should fetch
-    each run ahead: only for runs of a static length from a line to WRITE_AHEAD_BYTES (a
-    shorter run would fetch each line many times over; a longer one is a stream the
-    hardware's prefetcher follows, and fetching all of it before the loop, as a 1-D
-    elementwise op of 16M elements would, is 64 MiB of prefetches that evict each other:
-    ew_chain_16m took 1.36x its time), in an output of at least four times WRITE_AHEAD_BYTES
-    (else most prefetches land past its end; an LSTM step's 8 x 256 gates stay in cache)."""
-    if not (isinstance(lo, ir.Constant) and isinstance(hi, ir.Constant)):
-        return False
-    size = BY_NAME[dtype].byte_size
-    if not 64 <= (hi.constant - lo.constant) * size <= WRITE_AHEAD_BYTES:
-        return False
-    if all(isinstance(d, ir.Constant) for d in dims):
-        total = size
-        for d in dims:
-            total *= d.constant  # type: ignore[attr-defined]
-        return total >= 4 * WRITE_AHEAD_BYTES
-    return True
+    def line(lb: ir.IRBuilder, n: ir.Value) -> None:
+        prefetch_write(lb, lb.gep(base, [lb.mul(n, ir.Constant(i64, 64))]))
+    for_range(b, ir.Constant(i64, 0), ir.Constant(i64, -(-nbytes // 64)), line, "pfw",
+              unroll=False)
 
 
 def _float_binary(op: str) -> Callable[[ir.IRBuilder, list[ir.Value], tuple[str, ...]], ir.Value]:

@@ -137,13 +137,15 @@ def _insert(low: EntryLowering, b: ir.IRBuilder, n: int,
         at = window_index(low, bb, op.offsets, op.strides, op.dropped, idx)
         s.store_element(bb, low.element(bb, source, idx, Body()), mem.address(bb, at), mem.dtype)
 
+    run = s.write_ahead_bytes(*source_bounds[-1], mem.dims, mem.dtype) \
+        if source_bounds and op.strides[-1] == 1 else None
+
     def ahead(bb: ir.IRBuilder, outer: list[ir.Value]) -> None:
-        lo, hi = source_bounds[-1]
-        at = window_index(low, bb, op.offsets, op.strides, op.dropped, outer + [lo])
-        s.prefetch_run_for_write(bb, mem.address(bb, at), bb.sub(hi, lo), mem.dtype)
-    runs = bool(source_bounds) and op.strides[-1] == 1 and \
-        s.write_ahead_pays(*source_bounds[-1], mem.dims, mem.dtype)
-    for_nest(b, source_bounds, place, "src", unroll=False, per_run=ahead if runs else None)
+        assert run is not None
+        at = window_index(low, bb, op.offsets, op.strides, op.dropped,
+                          outer + [source_bounds[-1][0]])
+        s.prefetch_run_for_write(bb, mem.address(bb, at), run)
+    for_nest(b, source_bounds, place, "src", unroll=False, per_run=ahead if run else None)
 
 
 def _unit_steps(kv: KernelValues, op: k.InsertSlice, p: int) -> bool:

@@ -13,7 +13,6 @@ compiled in 13.4 s where each was emitted under its own names, 15.3)."""
 
 from __future__ import annotations
 
-
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
@@ -40,8 +39,6 @@ from weir.ir.upstream import func
 def _symbol(index: int) -> str:
     """The symbol entry point `index` of an executable is emitted under."""
     return f"weir_entry{index}"
-
-
 
 
 class Jit:
