@@ -15,6 +15,12 @@ TARGETS = ("reference", "llvm-cpu")
 DRIVERS = ("local-sync", "local-task")
 Runner = Callable[..., object]
 
+def dense_f32(values: np.ndarray) -> str:
+    """`values` as the f32 dense attribute of an `arith.constant`, in hex (exact, and short
+    enough to embed weights of a few thousand elements)."""
+    return f'dense<"0x{values.astype(np.float32).tobytes().hex().upper()}">'
+
+
 # One compilation per (source, target): the drivers run the same module file, and compiling
 # llvm-cpu code twice would only cost test time.
 _compiled: dict[tuple[str, str, frozenset[str]], bytes] = {}

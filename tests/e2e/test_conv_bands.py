@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import dense_f32
 from numpy.lib.stride_tricks import sliding_window_view
 
 import weir.api as weir
 from weir.compiler.targets.llvm_cpu import direct_conv
 
 RNG = np.random.default_rng(17)
-
-
-def _hex(a: np.ndarray) -> str:
-    return '"0x' + a.astype(np.float32).tobytes().hex().upper() + '"'
 
 
 def _program(n: int, size: int, chans: int, feats: int, stride: int, pad: bool,
@@ -36,8 +33,8 @@ def _program(n: int, size: int, chans: int, feats: int, stride: int, pad: bool,
     return f"""
     func.func @f(%x: tensor<{xs}xf32>) -> tensor<{os}xf32> {{
       %z = arith.constant 0.0 : f32
-      %w = arith.constant dense<{_hex(w)}> : tensor<3x3x{chans}x{feats}xf32>
-      %bias = arith.constant dense<{_hex(bias)}> : tensor<{feats}xf32>
+      %w = arith.constant {dense_f32(w)} : tensor<3x3x{chans}x{feats}xf32>
+      %bias = arith.constant {dense_f32(bias)} : tensor<{feats}xf32>
       {padded}
       %e = tensor.empty() : tensor<{os}xf32>
       %init = linalg.broadcast ins(%bias : tensor<{feats}xf32>) outs(%e : tensor<{os}xf32>) dimensions = [0, 1, 2]

@@ -8,14 +8,11 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from conftest import dense_f32
 
 Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
 RNG = np.random.default_rng(23)
 STEPS, ROWS, DEPTH, WIDTH = 5, 4, 24, 40
-
-
-def _constant(values: np.ndarray) -> str:
-    return f'dense<"0x{values.astype(np.float32).tobytes().hex().upper()}">'
 
 
 def test_recurrence_with_hoisted_input_projection(run: Runner) -> None:
@@ -32,8 +29,8 @@ def test_recurrence_with_hoisted_input_projection(run: Runner) -> None:
       %zero = arith.constant 0.0 : f32
       %e = tensor.empty() : {th}
       %h0 = linalg.fill ins(%zero : f32) outs(%e : {th}) -> {th}
-      %w = arith.constant {_constant(w)} : {tw}
-      %r = arith.constant {_constant(r)} : {tr}
+      %w = arith.constant {dense_f32(w)} : {tw}
+      %r = arith.constant {dense_f32(r)} : {tr}
       %h = scf.for %i = %c0 to %steps step %c1 iter_args(%hi = %h0) -> ({th}) {{
         %s = tensor.extract_slice %x[%i, 0, 0] [1, {ROWS}, {DEPTH}] [1, 1, 1] : {tx} to {ts}
         %xi = tensor.collapse_shape %s [[0, 1], [2]] : {ts} into tensor<{ROWS}x{DEPTH}xf32>

@@ -8,14 +8,11 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from conftest import dense_f32
 
 Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
 RNG = np.random.default_rng(11)
 ROWS, DEPTH, WIDTHS = 8, 48, (40, 40, 24)
-
-
-def _constant(values: np.ndarray) -> str:
-    return f'dense<"0x{values.astype(np.float32).tobytes().hex().upper()}">'
 
 
 def _map(rank: int) -> str:
@@ -31,9 +28,9 @@ def test_gates_read_their_slices(run: Runner) -> None:
     src = f"""
     func.func @step(%x: {tx}) -> ({ta}, {tc}) {{
       %zero = arith.constant 0.0 : f32
-      %wi = arith.constant {_constant(weights[0])} : tensor<{DEPTH}x{WIDTHS[0]}xf32>
-      %wf = arith.constant {_constant(weights[1])} : tensor<{DEPTH}x{WIDTHS[1]}xf32>
-      %wo = arith.constant {_constant(weights[2])} : tensor<{DEPTH}x{WIDTHS[2]}xf32>
+      %wi = arith.constant {dense_f32(weights[0])} : tensor<{DEPTH}x{WIDTHS[0]}xf32>
+      %wf = arith.constant {dense_f32(weights[1])} : tensor<{DEPTH}x{WIDTHS[1]}xf32>
+      %wo = arith.constant {dense_f32(weights[2])} : tensor<{DEPTH}x{WIDTHS[2]}xf32>
       %e = tensor.empty() : {ta}
       %z = linalg.fill ins(%zero : f32) outs(%e : {ta}) -> {ta}
       %i = linalg.matmul ins(%x, %wi : {tx}, tensor<{DEPTH}x{WIDTHS[0]}xf32>) outs(%z : {ta}) -> {ta}
