@@ -3,8 +3,11 @@ kernel's panel layout (pack_conv_filters.py) and the kernel reads in place, on e
 (the `run` fixture loads module bytes, so the panels lie wherever the load put them) against
 numpy: NCHW, NHWC/HWCF and NHWC/FHWC, strides, two images, a bias with a ReLU after it, small
 images whose workgroups split the output channels too (with and without a partial last block of
-channels), a large image whose workgroups split rows only, and a channels-last 1x1 convolution
-from more channels to fewer whose rows run in several chunks of the GEMM."""
+channels), a large image whose workgroups split rows only, a channels-last 1x1 convolution
+from more channels to fewer whose rows run in several chunks of the GEMM, filter counts that
+are not whole panels (stored padded with zeros: the GEMM's masked last panel, the direct kernel's
+rest block, fewer channels than one panel) and a 3-channel strided stem whose large output runs
+in bands of rows."""
 
 from __future__ import annotations
 
@@ -89,9 +92,12 @@ def reference(x_nhwc: np.ndarray, w_hwcf: np.ndarray, stride: int) -> np.ndarray
 CASES = [("NCHW", 1, 10, 16, 32, 3, 1, True), ("NCHW", 1, 9, 64, 64, 3, 1, False),
          ("NHWC", 2, 9, 32, 48, 3, 1, True), ("NHWC-FHWC", 1, 10, 16, 32, 3, 1, False),
          ("NCHW", 1, 15, 128, 64, 1, 2, True), ("NCHW", 1, 9, 64, 40, 3, 1, True),
-         ("NCHW", 1, 40, 16, 32, 3, 1, True), ("NHWC", 1, 96, 128, 32, 1, 1, True)]
+         ("NCHW", 1, 40, 16, 32, 3, 1, True), ("NHWC", 1, 96, 128, 32, 1, 1, True),
+         ("NHWC", 1, 13, 64, 40, 1, 1, True), ("NHWC", 1, 9, 32, 24, 3, 1, True),
+         ("NCHW", 1, 101, 3, 64, 3, 2, True)]
 IDS = ["nchw-bias-relu", "nchw-7x7-output", "nhwc-two-images", "nhwc-fhwc",
-       "nchw-strided-1x1", "nchw-partial-block", "nchw-rows-only", "nhwc-1x1-chunks"]
+       "nchw-strided-1x1", "nchw-partial-block", "nchw-rows-only", "nhwc-1x1-chunks",
+       "nhwc-1x1-padded-panel", "nhwc-fewer-channels-than-a-panel", "nchw-stem-in-bands"]
 
 
 @pytest.mark.parametrize("layout, images, size, chans, feats, window, stride, bias", CASES,
@@ -126,3 +132,17 @@ def test_llvm_cpu_reads_the_panels_in_place() -> None:
     assert weights.transpose(2, 3, 1, 0).reshape(3, 3, 64, 4, 16).transpose(3, 0, 1, 2, 4) \
         .tobytes() in module or weights.transpose(2, 3, 1, 0).reshape(3, 3, 64, 2, 32) \
         .transpose(3, 0, 1, 2, 4).tobytes() in module
+
+
+def test_llvm_cpu_reads_padded_panels_in_place() -> None:
+    """40 filters: the module carries the filter once, as whole panels whose last one is padded
+    with zeros (the kernel's rest block reads it in place)."""
+    weights = RNG.standard_normal((40, 64, 3, 3)).astype(np.float32)
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    source = program("NCHW", (1, 64, 9, 9), weights.shape, (1, 40, 7, 7), 1, weights, False)
+    module = weir.compile_string(source, "t.mlir", options)
+    assert weights.tobytes() not in module
+    hwcf = weights.transpose(2, 3, 1, 0)
+    padded = [np.pad(hwcf, [(0, 0)] * 3 + [(0, -40 % nr)]).reshape(3, 3, 64, -(-40 // nr), nr)
+              .transpose(3, 0, 1, 2, 4).tobytes() for nr in (16, 32)]
+    assert any(panels in module for panels in padded)

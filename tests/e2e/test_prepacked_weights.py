@@ -3,7 +3,8 @@ layout (pack_matmul_weights.py) and the microkernel reads in place, on every hos
 `run` fixture, which loads module bytes, so the panels lie wherever the load put them) against
 numpy: few rows with the columns split over workgroups (a recurrent step), many rows split over
 workgroups, a depth of several blocks, a product into zeros and one into a bias with an
-activation after it."""
+activation after it, and widths that are not whole panels (a classifier's 1000 columns; 40),
+stored with the last panel padded with zeros."""
 
 from __future__ import annotations
 
@@ -57,8 +58,10 @@ def program(m: int, k: int, n: int, weights: np.ndarray, bias: bool) -> str:
     #-}}"""
 
 
-CASES = [(8, 256, 1024, False), (300, 200, 64, True), (64, 784, 256, True)]
-IDS = ["few-rows-split-columns", "split-rows-bias-relu", "deep-bias-relu"]
+CASES = [(8, 256, 1024, False), (300, 200, 64, True), (64, 784, 256, True),
+         (40, 300, 1000, True), (8, 128, 40, False)]
+IDS = ["few-rows-split-columns", "split-rows-bias-relu", "deep-bias-relu",
+       "padded-last-panel-bias-relu", "padded-narrow"]
 
 
 @pytest.mark.parametrize("m, k, n, bias", CASES, ids=IDS)
@@ -81,3 +84,16 @@ def test_llvm_cpu_reads_the_panels_in_place() -> None:
     module = weir.compile_string(program(8, 256, 1024, weights, False), "t.mlir", options)
     assert b"weir_gemm_f32_f32_f32_prepacked" in module
     assert weights.tobytes() not in module
+
+
+def test_llvm_cpu_reads_padded_panels_in_place() -> None:
+    """1000 columns: the module carries the weights once, as whole panels whose last one is
+    padded with zeros, and calls the prepacked entry point (its masked last tile) on them."""
+    weights = RNG.standard_normal((64, 1000)).astype(np.float32)
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    module = weir.compile_string(program(40, 64, 1000, weights, False), "t.mlir", options)
+    assert b"weir_gemm_f32_f32_f32_prepacked" in module
+    assert weights.tobytes() not in module
+    padded = [np.pad(weights, [(0, 0), (0, -1000 % nr)]).reshape(64, -(-1000 // nr), nr)
+              .transpose(1, 0, 2).tobytes() for nr in (16, 32)]
+    assert any(panels in module for panels in padded)

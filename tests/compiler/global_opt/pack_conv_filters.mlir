@@ -2,8 +2,9 @@
 // direct kernel's width (16 output channels for AVX2, 32 for AVX-512), P x KH x KW x C x NR, read
 // back through a transpose and a collapse_shape that give the filter in its own layout again (NCHW
 // and NHWC convolutions, a strided 1 x 1 one); and leaves alone a 1 x 1 stride-1 NCHW convolution
-// (a GEMM on llvm-cpu), a filter count that is not whole panels, small or non-constant filters,
-// depthwise convolutions, f64, and programs without the llvm-cpu target.
+// (a GEMM on llvm-cpu), tiny or non-constant filters, depthwise convolutions, f64, and programs
+// without the llvm-cpu target. A filter count that is not whole panels is padded with zeros and
+// read back through an extract_slice of the first F channels; a stem's small filter is packed.
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --iree-llvmcpu-target-cpu=x86-64-v3 --pack-conv-filters %s | filecheck %s
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --iree-llvmcpu-target-cpu=x86-64-v4 --pack-conv-filters %s | filecheck %s --check-prefix=AVX512
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=reference --pack-conv-filters %s | filecheck %s --check-prefix=REF
@@ -79,8 +80,14 @@ func.func @pointwise(%x: tensor<1x128x8x8xf32>, %acc: tensor<1x64x8x8xf32>) -> t
 // -----
 
 // CHECK-LABEL: func.func @partial_panel(
-// CHECK-NOT: panels
-// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: %[[PANELS:.*]] = arith.constant dense_resource<{{.*}}panels16> : tensor<2x3x3x32x16xf32>
+// CHECK: %[[TURNED:.*]] = linalg.transpose ins(%[[PANELS]]:tensor<2x3x3x32x16xf32>) outs(%{{.*}}:tensor<2x16x32x3x3xf32>) permutation = [0, 4, 3, 1, 2]
+// CHECK: %[[PADDED:.*]] = tensor.collapse_shape %[[TURNED]] {{.*}} into tensor<32x32x3x3xf32>
+// CHECK: %[[W:.*]] = tensor.extract_slice %[[PADDED]][0, 0, 0, 0] [24, 32, 3, 3] [1, 1, 1, 1] : tensor<32x32x3x3xf32> to tensor<24x32x3x3xf32>
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %[[W]] :
+// AVX512-LABEL: func.func @partial_panel(
+// AVX512: arith.constant dense_resource<{{.*}}panels32> : tensor<1x3x3x32x32xf32>
+// AVX512: tensor.extract_slice {{.*}} : tensor<32x32x3x3xf32> to tensor<24x32x3x3xf32>
 func.func @partial_panel(%x: tensor<1x32x10x10xf32>, %acc: tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32> {
   %w = arith.constant dense<1.5> : tensor<24x32x3x3xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x32x10x10xf32>, tensor<24x32x3x3xf32>) outs(%acc : tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32>
@@ -92,10 +99,21 @@ func.func @partial_panel(%x: tensor<1x32x10x10xf32>, %acc: tensor<1x24x8x8xf32>)
 // CHECK-LABEL: func.func @small_filter(
 // CHECK-NOT: panels
 // CHECK: linalg.conv_2d_nchw_fchw
-func.func @small_filter(%x: tensor<1x3x10x10xf32>, %acc: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
-  %w = arith.constant dense<1.5> : tensor<16x3x3x3xf32>
-  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x3x10x10xf32>, tensor<16x3x3x3xf32>) outs(%acc : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
-  return %r : tensor<1x16x8x8xf32>
+func.func @small_filter(%x: tensor<1x3x10x10xf32>, %acc: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %w = arith.constant dense<1.5> : tensor<8x3x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%acc : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @stem(
+// CHECK: arith.constant dense_resource<{{.*}}panels16> : tensor<4x3x3x3x16xf32>
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}}strides = dense<2>
+func.func @stem(%x: tensor<1x3x17x17xf32>, %acc: tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32> {
+  %w = arith.constant dense<1.5> : tensor<64x3x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x3x17x17xf32>, tensor<64x3x3x3xf32>) outs(%acc : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  return %r : tensor<1x64x8x8xf32>
 }
 
 // -----

@@ -1,7 +1,9 @@
 // Checks that --pack-matmul-weights stores a matmul's constant K x N weights as panels of the
 // llvm-cpu GEMM's width (16 columns for AVX2, 32 for AVX-512), read back through a transpose and a
-// collapse_shape that give the K x N matrix again; and leaves the matmul alone for few rows, a
-// width that is not whole panels, small or non-constant weights, f64, or no llvm-cpu target.
+// collapse_shape that give the K x N matrix again (a width that is not whole panels padded with
+// zeros, read back through an extract_slice of its first N columns); and leaves the matmul alone
+// for few rows, fewer columns than a panel, small or non-constant weights, f64, or no llvm-cpu
+// target.
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --iree-llvmcpu-target-cpu=x86-64-v3 --pack-matmul-weights %s | filecheck %s
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --iree-llvmcpu-target-cpu=x86-64-v4 --pack-matmul-weights %s | filecheck %s --check-prefix=AVX512
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=reference --pack-matmul-weights %s | filecheck %s --check-prefix=REF
@@ -43,12 +45,30 @@ func.func @few_rows(%x: tensor<4x128xf32>, %acc: tensor<4x32xf32>) -> tensor<4x3
 // -----
 
 // CHECK-LABEL: func.func @partial_panel(
-// CHECK-NOT: panels
-// CHECK: linalg.matmul
+// CHECK-SAME: %[[X:.*]]: tensor<8x512xf32>
+// CHECK: %[[PANELS:.*]] = arith.constant dense_resource<{{.*}}panels16> : tensor<3x512x16xf32>
+// CHECK: %[[TURNED:.*]] = linalg.transpose ins(%[[PANELS]]:tensor<3x512x16xf32>) outs(%{{.*}}:tensor<512x3x16xf32>) permutation = [1, 0, 2]
+// CHECK: %[[PADDED:.*]] = tensor.collapse_shape %[[TURNED]] {{\[\[}}0 : i64], [1 : i64, 2 : i64]] : tensor<512x3x16xf32> into tensor<512x48xf32>
+// CHECK: %[[W:.*]] = tensor.extract_slice %[[PADDED]][0, 0] [512, 40] [1, 1] : tensor<512x48xf32> to tensor<512x40xf32>
+// CHECK: linalg.matmul ins(%[[X]], %[[W]] : tensor<8x512xf32>, tensor<512x40xf32>)
+// AVX512-LABEL: func.func @partial_panel(
+// AVX512: arith.constant dense_resource<{{.*}}panels32> : tensor<2x512x32xf32>
+// AVX512: tensor.extract_slice {{.*}} [512, 40] [1, 1] : tensor<512x64xf32> to tensor<512x40xf32>
 func.func @partial_panel(%x: tensor<8x512xf32>, %acc: tensor<8x40xf32>) -> tensor<8x40xf32> {
   %w = arith.constant dense<1.5> : tensor<512x40xf32>
   %r = linalg.matmul ins(%x, %w : tensor<8x512xf32>, tensor<512x40xf32>) outs(%acc : tensor<8x40xf32>) -> tensor<8x40xf32>
   return %r : tensor<8x40xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @less_than_a_panel(
+// CHECK-NOT: panels
+// CHECK: linalg.matmul
+func.func @less_than_a_panel(%x: tensor<8x512xf32>, %acc: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  %w = arith.constant dense<1.5> : tensor<512x12xf32>
+  %r = linalg.matmul ins(%x, %w : tensor<8x512xf32>, tensor<512x12xf32>) outs(%acc : tensor<8x12xf32>) -> tensor<8x12xf32>
+  return %r : tensor<8x12xf32>
 }
 
 // -----

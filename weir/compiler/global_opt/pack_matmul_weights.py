@@ -11,8 +11,9 @@ own panel width). Every other target reads the same program as the plain K x N p
 still is, so the rewrite is exact everywhere and fast where the layout matches.
 
 Only where it pays and is simple: a 2-D matmul without maps of its own, f32 throughout, static
-shapes, more than `GEMV_ROWS` rows (fewer read B in place, unpacked), N a multiple of NR, and
-when llvm-cpu is one of the targets (NR is its panel width for the target CPU)."""
+shapes, more than `GEMV_ROWS` rows (fewer read B in place, unpacked), N at least NR (the last
+panel padded with zeros where NR does not divide N: a classifier's 1000 columns), and when
+llvm-cpu is one of the targets (NR is its panel width for the target CPU)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ class PackMatmulWeights(Pass):
             if m is None or shape is None or m[0] <= GEMV_ROWS:
                 continue
             k, n = shape
-            if n % panel or k * n < MIN_ELEMENTS:
+            if n < panel or k * n < MIN_ELEMENTS:
                 continue
             weights = constant_value(rhs, constants)
             if weights is None or weights.dtype != np.float32:

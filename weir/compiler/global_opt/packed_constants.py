@@ -4,6 +4,7 @@ weir/format/packed_weights.py), and the llvm-cpu CPU whose microkernels fix the 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,8 +48,9 @@ def replace_with_packed(op: Operation, index: int, packed: np.ndarray, suffix: s
                         constants: ConstantStore) -> None:
     """Operand `index` of `op` (a constant) becomes `packed` (f32, stored as a resource named
     after the original with `suffix`) read back through the transpose by `permutation` and the
-    collapse of `groups`, which give the original tensor again; the original constant goes
-    when nothing else reads it."""
+    collapse of `groups`, which give the original tensor again, or with its last panel padded
+    a larger one, of which an extract_slice at offset zero is the original; the original
+    constant goes when nothing else reads it."""
     value = op.operands[index]
     b = Builder(InsertPoint.before(op))
     stored = stored_constant(b, constants, packed, TensorType(_F32, packed.shape),
@@ -57,7 +59,16 @@ def replace_with_packed(op: Operation, index: int, packed: np.ndarray, suffix: s
     empty = b.insert(EmptyOp([], turned_t)).tensor
     turned = b.insert(linalg.TransposeOp(
         stored, empty, DenseArrayBase.from_list(_I64, permutation), turned_t)).results[0]
-    op.operands[index] = b.insert(tensor.CollapseShapeOp.build(
-        operands=[turned], result_types=[value.type],
+    original = value.type
+    assert isinstance(original, TensorType)
+    collapsed_t = TensorType(_F32, [math.prod(turned_t.get_shape()[i] for i in group)
+                                    for group in groups])
+    read = b.insert(tensor.CollapseShapeOp.build(
+        operands=[turned], result_types=[collapsed_t],
         properties={"reassociation": reassociation(groups)})).results[0]
+    if collapsed_t != original:  # the last panel padded: the original's extent of it
+        sizes = list(original.get_shape())
+        read = b.insert(tensor.ExtractSliceOp(read, [0] * len(sizes), sizes, [1] * len(sizes),
+                                              original)).results[0]
+    op.operands[index] = read
     erase_unused([value])

@@ -353,12 +353,12 @@ def _rhs_in_place(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: li
 
 def _prepacked_rhs(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef) -> ir.Value | None:
     """The first panel of B when B is `collapse_shape(transpose(P x K x NR, [1, 0, 2]))` of
-    contiguous memory with this CPU's panel width NR: constant weights that global-optimization
-    stored in the microkernel's panel layout (pack_matmul_weights.py)."""
+    contiguous memory with this CPU's panel width NR, or its first N columns (the last panel
+    padded): constant weights that global-optimization stored in the microkernel's panel
+    layout (pack_matmul_weights.py)."""
     shape = low.kv.shape[rhs]
     nr = panel_columns(low.cpu, "f32")
-    if len(shape) != 2 or not all(isinstance(d, int) for d in shape) or \
-            int(shape[1]) % nr:  # type: ignore[operator]
+    if len(shape) != 2 or not all(isinstance(d, int) for d in shape):
         return None
     return packed_source(low, b, rhs, MATMUL_PANELS_PERMUTATION,
                          matmul_panels_shape(int(shape[0]), int(shape[1]), nr))  # type: ignore[arg-type]

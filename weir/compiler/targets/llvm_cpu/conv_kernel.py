@@ -169,7 +169,7 @@ class DirectConv:
                     block: ir.Value, full: bool) -> None:
         """Block `block` of the filter (any permutation of HWCF, memory or an elementwise
         expression) as the panel at `panel`: KH*KW*C lines of nr channels, or of the rest
-        block's vectors (zero past F) when not `full`."""
+        block's vectors (zero past F) when not `full`, each line nr elements after the last."""
         from weir.compiler.targets.llvm_cpu.lower_entry import Body
         low, g, nr = self.low, self.g, self.blk.nr
 
@@ -205,14 +205,14 @@ class DirectConv:
 
         if full:
             pack(b, block, nr, (0, nr), False, "pk")
-        else:
+        else:  # lines nr apart, as in a panel packed at compile time (zeros past F)
             width = self.rest_vectors * self.blk.lanes
-            pack(b, block, width, (0, self.rest), False, "pr")
-            pack(b, block, width, (self.rest, width), True, "pz")
+            pack(b, block, nr, (0, self.rest), False, "pr")
+            pack(b, block, nr, (self.rest, width), True, "pz")
 
     def panel(self, b: ir.IRBuilder, packed: ir.Value | None) -> Panel:
         """Where `run` finds the filter's panels: `packed`, the panels global-optimization
-        stored at compile time (F is then a multiple of nr), or else scratch for one block,
+        stored at compile time (the last one padded to nr channels), or else scratch for one block,
         which `run` packs before each block's pixels (allocated here, outside any loop)."""
         if packed is not None:
             return Panel(packed, True)
@@ -315,8 +315,8 @@ class DirectConv:
               col0: ir.Value, slots: list[ir.Value], tap0: ir.Value, taps: int,
               row: ir.Value, prefetch: bool) -> None:
         """Output pixels p0 .. p0+mr-1 below `end` (the tile's rows past it repeat pixel
-        end-1 and are not stored), channels col0 .. col0+valid-1 (in `vectors` vectors; the
-        filter panel at `weights` is vectors*lanes wide), window taps tap0 .. tap0+taps-1
+        end-1 and are not stored), channels col0 .. col0+valid-1 (in `vectors` vectors, read
+        from the filter panel's lines of nr at `weights`), window taps tap0 .. tap0+taps-1
         (numbered kh * KW + kw). The first chunk of taps starts from `row` (the block's
         channels of a bias) unless it is null; every other from the accumulators."""
         g, rows = self.g, self.blk.mr
@@ -367,12 +367,12 @@ class DirectConv:
         """Adds window taps tap0 .. tap0+taps-1 of the tile's pixels (whose tap (0, 0) inputs
         are at `starts`) into the accumulators `slots`."""
         g, lanes, rows = self.g, self.blk.lanes, self.blk.mr
-        width = vectors * lanes
+        width, stride = vectors * lanes, self.blk.nr  # what a line holds, where the next is
         vtype = ir.VectorType(_F32, lanes)
         # The same panel line one chunk of taps on: prefetched into L2 while this chunk's
         # tiles run, so the next chunk's lines (streamed from memory once per call, for each
         # block of channels) are not waited for by its first tile.
-        ahead = self.taps_per_chunk * g.chans * width
+        ahead = self.taps_per_chunk * g.chans * stride
         # With dw = 1 the taps of one window row read KW * C consecutive input elements and
         # panel lines: one loop over them (same order, same sums) instead of KW loops of C.
         # Measured single-threaded: a 3 x 3 convolution of 64 channels 12% faster; with few
@@ -389,7 +389,7 @@ class DirectConv:
             depth0 = tb.mul(t, I64(g.chans))
 
             def step(sb: ir.IRBuilder, ci: ir.Value) -> None:
-                line = sb.gep(weights, [sb.mul(sb.add(depth0, ci), I64(width))], inbounds=True)
+                line = sb.gep(weights, [sb.mul(sb.add(depth0, ci), I64(stride))], inbounds=True)
                 for cache_line in range(0, width * 4 if prefetch else 0, 64):
                     prefetch_l2(sb, sb.gep(line, [I64(ahead + cache_line // 4)]))
                 ws = [sb.load(sb.bitcast(sb.gep(line, [I64(j * lanes)], inbounds=True),

@@ -130,12 +130,18 @@ def _reshaped_strides(sizes: list[int], strides: list[int],
 def packed_source(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, permutation: list[int],
                   packed_shape: list[int]) -> ir.Value | None:
     """Where `v` starts when it is `reshape(transpose(P, permutation))` of contiguous memory P
-    of shape `packed_shape`: constants that global-optimization stored in the layout a
-    microkernel reads (pack_matmul_weights.py, pack_conv_filters.py), which the kernel then
-    reads in place as that layout. None for any other value."""
+    of shape `packed_shape`, or the leading window of that (a last panel padded with zeros):
+    constants that global-optimization stored in the layout a microkernel reads
+    (pack_matmul_weights.py, pack_conv_filters.py), which the kernel then reads in place as
+    that layout. None for any other value."""
     kv = low.kv
     if v in low.memory or kv.dtype[v] != "f32":
         return None
+    window = kv.ops[v[0]]
+    if isinstance(window, k.Slice) and _leading_window(window, kv.shape[v]):
+        v = kv.ref(window.input)
+        if v in low.memory:
+            return None
     reshape = kv.ops[v[0]]
     if not isinstance(reshape, k.Reshape):
         return None
@@ -151,3 +157,10 @@ def packed_source(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, permutation:
     if view is None or view.strides != contiguous:
         return None
     return view.ptr
+
+
+def _leading_window(op: k.Slice, shape: list[k.Dim]) -> bool:
+    """`op` takes the first `shape` elements of each dimension of its input, all of them."""
+    return not op.dropped and all(o == 0 for o in op.offsets) and \
+        all(st == 1 for st in op.strides) and list(op.sizes) == list(shape) and \
+        all(isinstance(d, int) for d in shape)
