@@ -23,9 +23,10 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.ext_ops import EXT_OPS, lower_ext, result_count
 from weir.compiler.targets.llvm_cpu.checks import emit_extract
+from weir.compiler.targets.llvm_cpu.elementwise import lower_elementwise
 from weir.compiler.targets.llvm_cpu.epilogue import plan_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import GenericView, KernelValues, ValueRef
-from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, smin
+from weir.compiler.targets.llvm_cpu.loops import I64, smin
 from weir.compiler.targets.llvm_cpu.reshape_index import reshaped_index
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.padded_input import inside
@@ -233,7 +234,7 @@ class EntryLowering:
         if single_root:
             return self._root(b, roots[0], partitioned=True)
         if not roots and len(shapes) == 1:
-            return self._elementwise(b, lazy_stores, partitioned=True)
+            return lower_elementwise(self, b, lazy_stores, partitioned=True)
         if len(roots) == 1 and plan_epilogue(self, b, roots[0], lazy_stores):
             return self._root(b, roots[0], partitioned=True)
         p = row_count(kv, roots, lazy_stores)
@@ -264,7 +265,7 @@ class EntryLowering:
         for st in lazy_stores:
             by_shape.setdefault(kv.shape[kv.ref(st.value)], []).append(st)
         for group in by_shape.values():
-            self._elementwise(b, group, partitioned=False)
+            lower_elementwise(self, b, group, partitioned=False)
         return 1, 1
 
     def _concat(self, roots: list[int], shared: dict[int, int], stores: list[k.Store],
@@ -299,38 +300,6 @@ class EntryLowering:
         lo = b.mul(self.begin, I64(tile))
         hi = smin(b, b.mul(self.end, I64(tile)), extent)
         return lo, hi
-
-    # ---------------------------------------------------------------------------- elementwise
-
-    def _elementwise(self, b: ir.IRBuilder, stores: list[k.Store],
-                     partitioned: bool) -> tuple[k.Dim, int]:
-        kv = self.kv
-        shape = kv.shape[kv.ref(stores[0].value)]
-        targets = [self.store_memory(b, st) for st in stores]
-        bounds = [(I64(0), self.dim(d)) for d in shape]
-        extent: k.Dim = 1
-        tile = 1
-        if partitioned and shape:
-            p, extent, tile = self.grid(shape, 1)
-            bounds[p] = self.partition_bounds(b, self.dim(extent), tile)
-        elif partitioned:
-            extent, tile = 1, 1
-
-        def body(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
-            ctx = Body()
-            for v, mem in targets:
-                s.store_element(bb, self.element(bb, v, idx, ctx), mem.address(bb, idx),
-                                mem.dtype)
-
-        runs = [s.write_ahead_bytes(*bounds[-1], mem.dims, mem.dtype) if bounds else None
-                for _, mem in targets]
-
-        def ahead(bb: ir.IRBuilder, outer: list[ir.Value]) -> None:
-            for (_, mem), run in zip(targets, runs):
-                assert run is not None
-                s.prefetch_run_for_write(bb, mem.address(bb, outer + [bounds[-1][0]]), run)
-        for_nest(b, bounds, body, per_run=ahead if runs and all(runs) else None)
-        return extent, tile
 
     # ------------------------------------------------------------------ per-element evaluation
     #

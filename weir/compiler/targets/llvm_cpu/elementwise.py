@@ -1,0 +1,70 @@
+"""An entry whose stores are all elementwise values of one shape: one loop nest over that
+shape, each element computed where it is stored (lower_entry.py's per-element evaluation),
+its outermost non-unit dimension split into workgroups.
+
+Workgroups are sized by the work of an element, not by elements alone: an element whose chain
+runs exponentials, hyperbolic tangents or divisions (an LSTM's gates: three sigmoids, two
+tanh) costs tens of simple operations, so a few thousand of them are worth both threads of a
+device, where as many additions are not. (One 8 x 256 LSTM gate dispatch took 8.7 us on one
+thread while the other waited for it, once per step.)"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues
+from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
+from weir.format import kernel_description as k
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+
+# Scalar ops that vector code computes with a polynomial, a division or a sequence of tens of
+# instructions, and how many simple operations each counts as.
+COSTLY_OPS = frozenset({
+    "divf", "remf", "exp", "exp2", "log", "log2", "log1p", "tanh", "sqrt", "rsqrt", "pow",
+    "sin", "cos", "erf", "expm1", "atan", "atan2", "acos", "acosh", "asin", "asinh", "atanh",
+    "cbrt", "cosh", "sinh", "tan"})
+COSTLY_OP_WORK = 16
+
+
+def element_work(kv: KernelValues) -> int:
+    """Work per element of an entry's elementwise chain: one for the element, and each
+    operation of its generics' bodies, the costly ones weighted."""
+    return 1 + sum(COSTLY_OP_WORK if op.op in COSTLY_OPS else 1
+                   for g in kv.ops if isinstance(g, k.Generic) for op in g.body
+                   if op.op not in ("constant", "index", "push"))
+
+
+def lower_elementwise(low: EntryLowering, b: ir.IRBuilder, stores: list[k.Store],
+                      partitioned: bool) -> tuple[k.Dim, int]:
+    """The stores' values (one shape) element by element; (grid extent, tile) when
+    `partitioned`, else one workgroup."""
+    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    kv = low.kv
+    shape = kv.shape[kv.ref(stores[0].value)]
+    targets = [low.store_memory(b, st) for st in stores]
+    bounds = [(I64(0), low.dim(d)) for d in shape]
+    extent: k.Dim = 1
+    tile = 1
+    if partitioned and shape:
+        p, extent, tile = low.grid(shape, element_work(kv))
+        bounds[p] = low.partition_bounds(b, low.dim(extent), tile)
+
+    def body(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
+        ctx = Body()
+        for v, mem in targets:
+            s.store_element(bb, low.element(bb, v, idx, ctx), mem.address(bb, idx), mem.dtype)
+
+    runs = [s.write_ahead_bytes(*bounds[-1], mem.dims, mem.dtype) if bounds else None
+            for _, mem in targets]
+
+    def ahead(bb: ir.IRBuilder, outer: list[ir.Value]) -> None:
+        for (_, mem), run in zip(targets, runs):
+            assert run is not None
+            s.prefetch_run_for_write(bb, mem.address(bb, outer + [bounds[-1][0]]), run)
+    for_nest(b, bounds, body, per_run=ahead if runs and all(runs) else None)
+    return extent, tile
