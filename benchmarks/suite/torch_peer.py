@@ -44,6 +44,7 @@ _SAME_LAYOUT: dict[str, TorchFunction] = {
     "ew_chain_16m": lambda a, b: torch.exp(torch.abs(a) * b + a),
     "reduce_rows": lambda a: a.sum(dim=1),
     "softmax_1024": lambda x: torch.softmax(x, dim=1),
+    "transpose_nchw": lambda a: a.permute(0, 3, 1, 2).contiguous(),
     "matmul_512": torch.mm,
     "matmul_1024": torch.mm,
     "mlp": _mlp,

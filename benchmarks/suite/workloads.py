@@ -85,6 +85,8 @@ WORKLOADS: tuple[Workload, ...] = (
              lambda a, b: np.exp(np.abs(a) * b + a)),
     Workload("reduce_rows", Bound.MEMORY, ((1024, 1024),), (1024,), lambda a: a.sum(axis=1)),
     Workload("softmax_1024", Bound.MEMORY, ((1024, 1024),), (1024, 1024), _softmax),
+    Workload("transpose_nchw", Bound.MEMORY, ((1, 112, 112, 64),), (1, 64, 112, 112),
+             lambda a: np.ascontiguousarray(a.transpose(0, 3, 1, 2))),
     _matmul(512),
     _matmul(1024),
     Workload("mlp", Bound.COMPUTE,
