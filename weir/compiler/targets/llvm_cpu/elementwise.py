@@ -1,5 +1,5 @@
 """An entry whose stores are all elementwise values of one shape: one loop nest over that
-shape, each element computed where it is stored (lower_entry.py's per-element evaluation),
+shape, each element computed where it is stored (element_eval.py),
 its outermost non-unit dimension split into workgroups.
 
 Workgroups are sized by the work of an element, not by elements alone: an element whose chain
@@ -16,6 +16,7 @@ writes whole vectors, rather than the element loop's one line read per element w
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -51,19 +52,18 @@ def lower_elementwise(low: EntryLowering, b: ir.IRBuilder, stores: list[k.Store]
                       partitioned: bool) -> tuple[k.Dim, int]:
     """The stores' values (one shape) element by element; (grid extent, tile) when
     `partitioned`, else one workgroup."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
-    blocked = _transposed_copy(low, b, stores, partitioned)
-    if blocked is not None:
-        return blocked
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     shape = kv.shape[kv.ref(stores[0].value)]
-    targets = [low.store_memory(b, st) for st in stores]
     bounds = [(I64(0), low.dim(d)) for d in shape]
     extent: k.Dim = 1
     tile = 1
     if partitioned and shape:
         p, extent, tile = low.grid(shape, element_work(kv))
         bounds[p] = low.partition_bounds(b, low.dim(extent), tile)
+    if _transposed_copy(low, b, stores, bounds):
+        return extent, tile
+    targets = [low.store_memory(b, st) for st in stores]
 
     def body(bb: ir.IRBuilder, idx: list[ir.Value]) -> None:
         ctx = Body()
@@ -87,46 +87,38 @@ _BLOCK = 8
 
 
 def _transposed_copy(low: EntryLowering, b: ir.IRBuilder, stores: list[k.Store],
-                     partitioned: bool) -> tuple[k.Dim, int] | None:
-    """The one store of a static f32 view of memory whose contiguous dimension is not the
-    result's innermost one, as 8 x 8 register transposes between those two dimensions for each
-    index of the others; (grid extent, tile), or None for any other entry."""
+                     bounds: list[tuple[ir.Value, ir.Value]]) -> bool:
+    """Writes the part `bounds` of the one store of a static f32 view of memory whose
+    contiguous dimension is not the result's innermost one, as 8 x 8 register transposes
+    between those two dimensions for each index of the others; False (nothing written) for any
+    other entry."""
     if len(stores) != 1:
-        return None
+        return False
     kv = low.kv
     v = kv.ref(stores[0].value)
     shape = kv.shape[v]
     if kv.dtype[v] != "f32" or len(shape) < 2 or v in low.memory or \
             not all(isinstance(d, int) for d in shape):
-        return None
+        return False
     sizes = [int(d) for d in shape]  # type: ignore[arg-type]
     view = strided_view(low, b, v)
     if view is None or not all(isinstance(st, int) for st in view.strides):
-        return None
+        return False
     strides = [int(st) for st in view.strides]  # type: ignore[arg-type]
     last = len(sizes) - 1
     inner = next((d for d in range(last) if strides[d] == 1 and sizes[d] >= _BLOCK), None)
     if inner is None or strides[last] == 1 or sizes[last] < _BLOCK:
-        return None
+        return False
     _, mem = low.store_memory(b, stores[0])
-    bounds = [(I64(0), I64(n)) for n in sizes]
-    extent: k.Dim = 1
-    tile = 1
-    if partitioned:
-        p, extent, tile = low.grid(shape, 1)
-        bounds[p] = low.partition_bounds(b, I64(sizes[p]), tile)
     outer = [d for d in range(len(sizes)) if d not in (inner, last)]
-    # The result's stride along the source's contiguous dimension (it is row-major).
-    out_stride = 1
-    for n in sizes[inner + 1:]:
-        out_stride *= n
+    out_stride = math.prod(sizes[inner + 1:])  # the result's, along the source's contiguous dim
 
     def block(bb: ir.IRBuilder, at: list[ir.Value]) -> None:
-        idx = [bounds[d][0] for d in range(len(sizes))]
+        idx = [lo for lo, _ in bounds]
         for d, i in zip(outer, at):
             idx[d] = i
         write_transposed(bb, view.address(bb, idx), I64(strides[last]), mem.address(bb, idx),
                          I64(out_stride), bb.sub(bounds[last][1], bounds[last][0]),
                          bb.sub(bounds[inner][1], bounds[inner][0]))
     for_nest(b, [bounds[d] for d in outer], block, "tro")
-    return extent, tile
+    return True
