@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lowered import lowered_entry
+from lowered import kernel_description, lowered_entry
 
 import weir.api as weir
-from weir.compiler.codegen.translate import EntryTranslator
 from weir.compiler.targets.llvm_cpu.elementwise import COSTLY_OP_WORK, element_work
 from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues
-from weir.ir import parse_module
-from weir.ir.upstream import func
 
 
 def _program(body: str) -> str:
@@ -54,11 +51,7 @@ def test_cheap_elements_stay_one_workgroup() -> None:
 
 def test_element_work_weighs_costly_ops() -> None:
     def work(src: str) -> int:
-        flow = weir.compile_to_phase(src, "w.mlir", weir.CompilerOptions(
-            target_backends=("llvm-cpu",)), "flow")
-        (fn,) = [op for op in parse_module(flow, "flow.mlir").walk()
-                 if isinstance(op, func.FuncOp) and "weir.binding_dims" in op.attributes]
-        return element_work(KernelValues(EntryTranslator(fn, "llvm-cpu").translate()))
+        return element_work(KernelValues(kernel_description(src)))
     # negf, addf, mulf and the yield's element: simple; exp, divf, tanh: costly.
     assert work(GATES) == 1 + 3 + 3 * COSTLY_OP_WORK
     assert work(SUM) == 1 + 1

@@ -35,7 +35,8 @@ from weir.format import kernel_description as k
 from weir.format.packed_weights import MATMUL_PANELS_PERMUTATION, matmul_panels_shape
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 # (lhs, rhs, accumulator) element types the microkernel implements.
 GEMM_TYPES = frozenset({("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"),
@@ -247,7 +248,7 @@ def gemm_object(cpu: CpuTarget, types: tuple[str, str, str],
 
 def in_memory(low: EntryLowering, b: ir.IRBuilder, v: ValueRef) -> Memory:
     """`v` as row-major memory: its own, or a scratch copy of an elementwise expression."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     mem = low.memory.get(v)
     if mem is not None:
         return mem
@@ -265,7 +266,7 @@ def _rows_in_memory(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, prefix: li
                     lo: ir.Value, hi: ir.Value) -> Strided:
     """Rows [lo, hi) of the matrix v[prefix...] as strided memory starting at row lo; an
     elementwise expression is materialised for those rows only."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     dims = low.dims(v)
     cols = dims[-1]
     mem = low.memory.get(v)
@@ -291,7 +292,7 @@ def accumulate_into(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, dest: M
     destination itself when it has that type, else scratch that `copy_back` must store (second
     result True). Without `fill`, the memory is left as it is, for a product that overwrites
     it."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     (lo, hi), (c0, c1) = rows, cols
     direct = dest.dtype == acc
     if direct:

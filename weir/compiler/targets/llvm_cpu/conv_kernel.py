@@ -170,7 +170,7 @@ class DirectConv:
         """Block `block` of the filter (any permutation of HWCF, memory or an elementwise
         expression) as the panel at `panel`: KH*KW*C lines of nr channels, or of the rest
         block's vectors (zero past F) when not `full`, each line nr elements after the last."""
-        from weir.compiler.targets.llvm_cpu.lower_entry import Body
+        from weir.compiler.targets.llvm_cpu.element_eval import Body
         low, g, nr = self.low, self.g, self.blk.nr
 
         def store(bb: ir.IRBuilder, value: ir.Value, width: int, tap: list[ir.Value],

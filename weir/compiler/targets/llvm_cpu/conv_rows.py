@@ -15,7 +15,8 @@ from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
 from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 
 def at_layout(layout: str, letters: dict[str, ir.Value]) -> list[ir.Value]:
@@ -28,7 +29,7 @@ def fill_row(low: EntryLowering, b: ir.IRBuilder, init: ValueRef, layout: str, b
              cols: tuple[ir.Value, ir.Value]) -> None:
     """Channels [cols) of output row (bn, oh) of `init` into OW x F memory of the accumulator
     type at `row`."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     f0, f1 = cols
 
     def fill(bb: ir.IRBuilder, ow: ir.Value, j: ir.Value) -> None:
@@ -68,7 +69,7 @@ def copy_input_row(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, layout: str
                    line: Memory, step: int = 1) -> None:
     """Input row (bn, ih), of any layout, into `line` as W x C: `width` pixels, every
     `step`-th one of the row."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
 
     def copy(bb: ir.IRBuilder, iw: ir.Value, ci: ir.Value) -> None:
         at = iw if step == 1 else bb.mul(iw, I64(step))

@@ -52,7 +52,8 @@ from weir.compiler.targets.llvm_cpu.pointwise_conv import (
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 
 def _in_order(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, layout: str,
@@ -61,7 +62,7 @@ def _in_order(low: EntryLowering, b: ir.IRBuilder, v: ValueRef, layout: str,
     own memory when the orders agree, else a scratch copy."""
     if layout == order:
         return in_memory(low, b, v)
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     sizes = dict(zip(layout, low.dims(v)))
     scratch = low.scratch_memory(b, low.kv.dtype[v], [sizes[c] for c in order])
 
@@ -185,7 +186,7 @@ def _window_loops(low: EntryLowering, b: ir.IRBuilder, n: int, x: ValueRef, init
     """For every output element (input and output share `layout`): init, then for each window
     tap `acc = combine(acc, input element, letters)`, where letters name the output position
     (N, C, H, W) and the tap (h, w). Computed in the output's register type."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     out = (n, 0)
     dest = low.memory[out]
@@ -218,7 +219,7 @@ def _window_loops(low: EntryLowering, b: ir.IRBuilder, n: int, x: ValueRef, init
 
 def _lower_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                      partitioned: bool) -> tuple[k.Dim, int]:
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     x, f, init = kv.ref(op.input), kv.ref(op.filter), kv.ref(op.init)
     dtype = kv.dtype[(n, 0)]

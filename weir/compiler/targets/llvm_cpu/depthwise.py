@@ -43,7 +43,8 @@ from weir.compiler.targets.llvm_cpu.scalars import prefetch_write
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 _F32 = ir.FloatType()
 _I32 = ir.IntType(32)

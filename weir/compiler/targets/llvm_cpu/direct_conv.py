@@ -37,7 +37,8 @@ from weir.format import kernel_description as k
 from weir.format.packed_weights import conv_panels_permutation, conv_panels_shape
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 
 def lower_direct(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D, kernel: DirectConv,
@@ -288,7 +289,7 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
     range and only for the input rows its output rows [lo, hi) read; for a strided 1 x 1
     convolution (whose kernel then runs with stride 1, `direct_kernel`) only the pixels it
     reads, OH x OW of them."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
     (sh, sw), (dh, _) = op.strides, op.dilations
     out_h, out_w = out
     sampled = (kernel.g.sh, kernel.g.sw) != (sh, sw)

@@ -17,7 +17,8 @@ from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 
 def plan_epilogue(low: EntryLowering, b: ir.IRBuilder, root: int, stores: list[k.Store]) -> bool:
@@ -107,7 +108,7 @@ def finish_block(low: EntryLowering, b: ir.IRBuilder, n: int,
     """Called by a root's lowering once it has written the block `box` of its output: applies
     the epilogue to every element that reads the root inside that block (nothing when the root
     has none)."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     if low.epilogue is None or low.epilogue[0] != n:
         return
     by_place: dict[tuple[int, ...], list[tuple[ValueRef, Memory]]] = {}

@@ -25,7 +25,8 @@ from weir.compiler.targets.llvm_cpu.select_prefix import select_prefix
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 EXT_OPS = (k.Sort, k.Scan, k.Scatter, k.Gather, k.MapLoad, k.MapStore)
 
@@ -68,7 +69,7 @@ def _memories(low: EntryLowering, b: ir.IRBuilder, n: int) -> list[Memory]:
 
 
 def _copy(low: EntryLowering, b: ir.IRBuilder, source: int, mem: Memory) -> None:
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     ref = low.kv.ref(source)
     if low.memory.get(ref) is mem:
         return
@@ -189,7 +190,7 @@ def _sort(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort,
 
 
 def _scan(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Scan) -> None:
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     out, acc = _memories(low, b, n)
     kv = low.kv
     x_ref, acc_ref = kv.ref(op.input), kv.ref(op.accumulator)
@@ -222,7 +223,7 @@ def _scan(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Scan) -> None:
 
 
 def _indexed(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Scatter | k.Gather) -> None:
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     (mem,) = _memories(low, b, n)
     scatter = isinstance(op, k.Scatter)
@@ -278,7 +279,7 @@ def _indexed(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Scatter | k.Gath
 def _map(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.MapLoad | k.MapStore) -> None:
     """map_load: per output element, the source element the body names or its padding;
     map_store: the init copied, then per input element a store where the body says."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     (mem,) = _memories(low, b, n)
     load = isinstance(op, k.MapLoad)

@@ -20,8 +20,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.ext_ops import EXT_OPS, lower_ext, result_count
-# Body and Memory are imported from here by the kernels' modules.
-from weir.compiler.targets.llvm_cpu.element_eval import Body, ElementEvaluation, Memory  # noqa: F401
+from weir.compiler.targets.llvm_cpu.element_eval import ElementEvaluation, Memory
 from weir.compiler.targets.llvm_cpu.elementwise import lower_elementwise
 from weir.compiler.targets.llvm_cpu.epilogue import plan_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues, ValueRef

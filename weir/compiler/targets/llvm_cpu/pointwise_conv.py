@@ -114,7 +114,7 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     expansion's ReLU6 read its 112 x 112 x 96 output back from memory: 40% on top of the
     product.)"""
     from weir.compiler.targets.llvm_cpu.direct_conv import packed_filter
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     x, init, out = kv.ref(op.input), kv.ref(op.init), (n, 0)
     images, height, width, feats = (int(d) for d in kv.shape[out])  # type: ignore[arg-type]
@@ -230,7 +230,7 @@ def _blocks(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D, rows: Spa
     every image: the init's block into the output, the GEMM adding onto it, then the epilogue
     over the same block. With stride 1 and a 1x1 window the output's rows are the input's
     (OH = H, OW = W), so a block's pixels are contiguous in both."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     x, init, out = kv.ref(op.input), kv.ref(op.init), (n, 0)
     dest = low.memory[out]
@@ -269,7 +269,7 @@ def _block_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, rows: Span |
     batch norm and ReLU before each convolution) is evaluated into scratch: for a block of rows
     only those rows, so the workgroups of a split over pixels share the work instead of each
     evaluating the whole input."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     mem = low.memory.get(x)
     if mem is None and rows is None:
         mem = in_memory(low, b, x)

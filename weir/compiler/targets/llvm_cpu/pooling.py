@@ -43,7 +43,8 @@ from weir.compiler.targets.llvm_cpu.padded_input import (
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 # Channel vectors of one pixel that one loop iteration combines side by side.
 GROUP = 4

@@ -18,14 +18,15 @@ from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 
 def lower_reduction(low: EntryLowering, b: ir.IRBuilder, n: int, partitioned: bool,
                     rows: list[tuple[ir.Value, ir.Value]] | None = None) -> tuple[k.Dim, int]:
     """`rows`: bounds of the leading parallel loops (one row of a row pipeline) in place of
     their whole extent."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     view = kv.views[n]
     nin = len(view.inputs)

@@ -24,7 +24,8 @@ from weir.compiler.targets.llvm_cpu.reduction import loop_sizes, lower_reduction
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 
 def row_count(kv: KernelValues, roots: list[int], stores: list[k.Store]) -> int | None:
@@ -111,7 +112,7 @@ def lower_rows(low: EntryLowering, b: ir.IRBuilder, roots: list[int], p: int,
     """The entry as row-by-row loops. The stores are the last root's epilogue when they read
     it as one (epilogue.py: a softmax's division then finds the exponentials kept in place);
     otherwise each row's part of every store follows the row's roots."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     finishing = bool(stores) and plan_epilogue(low, b, roots[-1], stores)
     targets = [] if finishing else [low.store_memory(b, st) for st in stores]

@@ -22,7 +22,8 @@ from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, while
 from weir.format import kernel_description as k
 
 if TYPE_CHECKING:
-    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering, Memory
+    from weir.compiler.targets.llvm_cpu.element_eval import Memory
+    from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 
 # Elements tested at once before any is looked at alone: two AVX2 vectors of f32.
 BLOCK = 16
@@ -36,7 +37,7 @@ def select_prefix(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Sort, prefi
     kept in order in scratch; an element enters only if it must precede the last kept one (or
     fewer are kept), and goes after every kept element it need not precede, so equal elements
     stay in line order as the stable sort leaves them. Returns the grid (extent, tile)."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     refs = [low.kv.ref(v) for v in op.operands]
     dtypes = [m.dtype for m in mems]
     d = op.dimension

@@ -113,7 +113,7 @@ def _insert(low: EntryLowering, b: ir.IRBuilder, n: int,
     or is an empty tensor), then the source over the window; with a `split` (dimension,
     range), only the destination's part in that range of the dimension, whose window the
     dimension covers with unit steps from a static offset (`_unit_steps`)."""
-    from weir.compiler.targets.llvm_cpu.lower_entry import Body
+    from weir.compiler.targets.llvm_cpu.element_eval import Body
     kv = low.kv
     op = kv.ops[n]
     assert isinstance(op, k.InsertSlice)
