@@ -155,3 +155,26 @@ def test_native_exports_of_every_arity_are_called_and_report_faults() -> None:
     assert ctx.lookup("arities.with_caller")(5, 2) == 3
     with pytest.raises(RuntimeFault, match="^arities.fails: KeyError: 7$"):
         ctx.lookup("arities.fails")(7)
+
+
+def test_a_call_tells_its_devices_to_expect_work_before_converting_arguments() -> None:
+    """Devices whose threads sleep when idle wake them while the call's host part runs: the
+    API tells each device first, before the arguments (even ones it rejects)."""
+    from weir.runtime.hal.drivers.local_sync import LocalSyncDevice
+
+    class Expecting(LocalSyncDevice):
+        told = 0
+
+        def expect_work(self) -> None:
+            self.told += 1
+
+    device = Expecting()
+    ctx = Context(Instance(), devices=[device],
+                  modules=[load_module_bytes(serialize(mul_module()))])
+    mul = ctx.lookup("module.mul")
+    a = np.array([1, 2, 3, 4], np.float32)
+    np.testing.assert_array_equal(mul(a, a), a * a)
+    assert device.told == 1
+    with pytest.raises(InputError):
+        mul(a, "not an array")
+    assert device.told == 2

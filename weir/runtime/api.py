@@ -95,6 +95,10 @@ class Function:
             self._result_converters = tuple(
                 _from_vm if t is None else scalar_result(t) for t in self._declared[1])
         self._allocator = context.devices[0].allocator if context.devices else None
+        # Devices that wake idle threads for a call (local-task): told first, so the threads
+        # wake while the call's host part runs (Device.expect_work).
+        self._expect_work = tuple(d.expect_work for d in context.devices
+                                  if type(d).expect_work is not Device.expect_work)
         self._convert_all = _all_converted(self._converters)
         # `__call__`'s own: arrays declared as tensors are lent to the call, not copied (it
         # waits for its results, so nothing reads them later). Other arguments (an output's
@@ -229,6 +233,8 @@ class Function:
         if timeout is not None:
             with deadline(timeout, self.name):
                 return self(*args)
+        for expect in self._expect_work:
+            expect()
         if len(args) != self._num_user_args:
             self._check_arity(args)
         try:

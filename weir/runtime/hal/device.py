@@ -58,6 +58,10 @@ class Device(ABC):
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
 
+    def expect_work(self) -> None:
+        """A call that will submit work here has begun (`weir.api` calls it first): a device
+        whose threads sleep when idle may wake them now. Most devices have nothing to do."""
+
     def create_semaphore(self, initial_value: int = 0) -> Semaphore:
         return Semaphore(initial_value)
 

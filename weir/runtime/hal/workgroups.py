@@ -84,7 +84,8 @@ class ParallelWorkgroups(WorkgroupRunner):
     """`threads - 1` helper threads plus the dispatching thread itself, which runs the first range
     (so a one-core machine has no helpers and no hand-offs). Helpers are daemons started on the
     first parallel dispatch; `stop` ends them. Between tasks a helper watches the device's work
-    board for `spin_us` (work_board.py), where `share` posts native work, before it sleeps."""
+    board for `spin_us` (work_board.py), where `share` posts native work, before it sleeps; a
+    `prime` keeps it watching longer, or wakes it."""
 
     def __init__(self, threads: int | None = None, name: str = "weir-workgroups",
                  group: ThreadGroup | None = None, spin_us: float = 0.0) -> None:
@@ -112,7 +113,7 @@ class ParallelWorkgroups(WorkgroupRunner):
         bounds = [count * i // parts for i in range(parts + 1)]
         join = _Join(parts - 1)
         for i in range(1, parts):
-            self._queue.put((body, bounds[i], bounds[i + 1], join))
+            self._put((body, bounds[i], bounds[i + 1], join))
         error: BaseException | None = None
         try:
             body(bounds[0], bounds[1])
@@ -132,9 +133,10 @@ class ParallelWorkgroups(WorkgroupRunner):
             return lead()
         try:
             self._start()
-            watching = self._board.post(function, args, slots)
-            for _ in range(len(self._helpers) - watching):
-                self._queue.put(_LOOK)
+            watching = self._board.post(function, args, slots)  # wakes native sleepers
+            if not self._board.native_sleep:
+                for _ in range(len(self._helpers) - watching):
+                    self._queue.put(_LOOK)
             try:
                 return lead()
             finally:
@@ -146,7 +148,19 @@ class ParallelWorkgroups(WorkgroupRunner):
         with self._lock:
             self._stopped = True
             for _ in self._helpers:
-                self._queue.put(None)
+                self._put(None)
+
+    def prime(self, window_ns: int) -> None:
+        """Native work is about to be shared: helpers watch the board for `window_ns` from now,
+        and wake now if they sleep (work_board.py). Nothing before the helpers exist."""
+        if self._helpers and not self._stopped:
+            self._board.prime(window_ns)
+
+    def _put(self, task: _Task | str | None) -> None:
+        """Queues Python work for a helper; helpers asleep on the board wake to take it."""
+        self._queue.put(task)
+        if self._board.native_sleep:
+            self._board.call()
 
     def _start(self) -> None:
         with self._lock:
@@ -157,9 +171,20 @@ class ParallelWorkgroups(WorkgroupRunner):
 
     def _loop(self) -> None:
         seen = -1  # the board's last generation this helper looked at
+        board = self._board
+        sleep = board.native_sleep
         while True:
-            seen = self._board.serve(seen)  # posts, and a spin waiting for more (GIL released)
-            task = self._queue.get()
+            # Posts, a spin waiting for more and, where it can, a sleep on the board (GIL
+            # released): it returns when Python work is queued, or else when the spin ends.
+            seen = board.serve(seen, sleep)
+            if sleep:
+                try:
+                    task = self._queue.get_nowait()
+                except queue.Empty:  # another helper took it
+                    continue
+                board.took()
+            else:
+                task = self._queue.get()
             if task is None:
                 return
             if isinstance(task, str):  # _LOOK: the next serve finds the post

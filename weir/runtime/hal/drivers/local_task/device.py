@@ -61,6 +61,7 @@ class LocalTaskDevice(LocalDevice):
         workgroups = ParallelWorkgroups(self.options.workgroup_threads, f"{name}-workgroups",
                                         threads, self.options.worker_spin_us)
         self._workgroups = workgroups
+        self._call_spin_ns = int(self.options.call_spin_us * 1000)
         self._stopped = False
         self._finalizer = weakref.finalize(self, _stop, self._pool, self._monitor, workgroups)
 
@@ -84,6 +85,12 @@ class LocalTaskDevice(LocalDevice):
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+    def expect_work(self) -> None:
+        """The workgroup threads watch for work for `call_spin_us` from now (and wake if they
+        sleep), so a call's first dispatch does not wait for them to wake."""
+        if self._call_spin_ns:
+            self._workgroups.prime(self._call_spin_ns)
 
     def help_until(self, reached: Callable[[], bool]) -> None:
         """Runs ready operations from this device's queue on the calling thread (any of them:

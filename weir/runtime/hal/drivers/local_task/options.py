@@ -25,6 +25,11 @@ class LocalTaskOptions:
     # sleeps (IREE's --task_worker_spin_us): a sleeping thread takes 50-100 µs to wake, longer
     # than a small dispatch or the host's work between two calls. 0: sleep at once.
     worker_spin_us: float = 100.0
+    # Microseconds the workgroup threads watch for work once a call through `weir.api` begins
+    # on the device (sleeping ones wake then): the call's host part (argument checks, the
+    # program's walk to its first execute) runs while they wake, and its first dispatch finds
+    # them watching. 0: no such watch; they wake when work is posted.
+    call_spin_us: float = 1000.0
     # An operation whose wait fence is not reached within this many seconds fails its signal
     # fence, so a wait cycle or a fence nobody signals ends in an error instead of a hang.
     # None: wait forever.
@@ -37,10 +42,12 @@ class LocalTaskOptions:
         if type(self.workgroup_threads) is not int or self.workgroup_threads < 1:
             raise UsageError(f"local-task workgroup_threads must be a positive integer, "
                              f"got {self.workgroup_threads!r}")
-        spin = self.worker_spin_us
-        if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1e6:
-            raise UsageError(f"local-task worker_spin_us must be a number from 0 to 1000000, "
-                             f"got {spin!r}")
+        for name in ("worker_spin_us", "call_spin_us"):
+            spin = getattr(self, name)
+            if isinstance(spin, bool) or not isinstance(spin, (int, float)) or \
+                    not 0 <= spin <= 1e6:
+                raise UsageError(f"local-task {name} must be a number from 0 to 1000000, "
+                                 f"got {spin!r}")
         timeout = self.wait_timeout_s
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                     or not timeout >= 0):
