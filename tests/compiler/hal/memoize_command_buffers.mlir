@@ -1,8 +1,10 @@
 // Checks that an execute whose recording is the same on every call becomes a memoized command
 // buffer (recorded in a region that uses nothing from outside but its device's ordinal, with
 // the bindings as slots, a packed transient as its slab at an offset) submitted with
-// hal.device.queue.execute.indirect and the call's buffers in slot order; and that an execute
-// whose push constants are only known at run time is still recorded on every call.
+// hal.device.queue.execute.indirect and the call's buffers in slot order; that constants with the
+// same bytes (one buffer at run time) share one slot and that results made by one execute are
+// awaited once; and that an execute whose push constants are only known at run time is still
+// recorded on every call.
 // RUN: weir-opt --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --schedule-execution --pack-transients --translate-executables --convert-stream-to-hal --split-input-file %s | filecheck %s
 
 // CHECK-LABEL: func.func @three_matmuls(
@@ -50,3 +52,37 @@ func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
   %0 = arith.addf %a, %a : tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @same_bytes(
+// CHECK: %[[X:.*]] = "hal.buffer_view.buffer"
+// CHECK: %[[FIRST:.*]] = "hal.allocator.import_rodata"(%{{.*}}) <{rodata = "[[KEY:.*]]"}>
+// CHECK: "hal.allocator.import_rodata"(%{{.*}}) <{rodata = "[[KEY]]"}>
+// CHECK: %[[OUT0:.*]] = "hal.allocator.allocate"
+// CHECK: %[[OUT1:.*]] = "hal.allocator.allocate"
+// CHECK: "hal.command_buffer.memoize"
+// CHECK-NEXT: ^{{.*}}(%[[REC:.*]]: !hal.command_buffer, %[[S0:.*]]: !hal.buffer, %[[W:.*]]: !hal.buffer, %[[S2:.*]]: !hal.buffer, %[[S3:.*]]: !hal.buffer):
+// CHECK: "hal.command_buffer.dispatch"(%[[REC]], {{.*}}, %[[S0]], %[[W]], %[[S2]])
+// CHECK: "hal.command_buffer.dispatch"(%[[REC]], {{.*}}, %[[S2]], %[[W]], %[[S3]])
+// CHECK: %[[SIGNAL:.*]] = "hal.fence.create"
+// CHECK-NEXT: "hal.device.queue.execute.indirect"(%{{.*}}, %[[SIGNAL]], %{{.*}}, %[[X]], %[[FIRST]], %[[OUT0]], %[[OUT1]])
+// CHECK-NEXT: "hal.fence.await"(%[[SIGNAL]])
+// CHECK-NOT: "hal.fence.await"
+// CHECK: func.return
+func.func @same_bytes(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %w1 = arith.constant dense_resource<first> : tensor<4x4xf32>
+  %w2 = arith.constant dense_resource<second> : tensor<4x4xf32>
+  %m0 = linalg.matmul ins(%x, %w1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = linalg.matmul ins(%m0, %w2 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %m0, %m1 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+{-#
+  dialect_resources: { builtin: {
+    first: "0x040000000000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F",
+    second: "0x040000000000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F"
+  } }
+#-}

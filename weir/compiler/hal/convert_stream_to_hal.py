@@ -13,7 +13,7 @@ fences."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from weir.compiler.constant_data import constant_bytes
@@ -30,7 +30,8 @@ from weir.compiler.host_control_flow import (
     rebuild_exit,
     REGION_EXITS,
 )
-from weir.compiler.hal.workgroup_counts import entry_grids, index_constant, workgroup_count
+from weir.compiler.hal.record_commands import CommandRecorder
+from weir.compiler.hal.workgroup_counts import entry_grids, index_constant
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.element_types import dtype_name
@@ -51,11 +52,9 @@ from weir.ir.upstream import (
     InsertPoint,
     IntegerAttr,
     ModuleOp,
-    Region,
     Operation,
     SSAValue,
     StringAttr,
-    SymbolRefAttr,
     TensorType,
 )
 
@@ -101,6 +100,12 @@ class _FunctionLowering:
         self.subviews: dict[SSAValue, stream.ResourceSubviewOp] = {}
         # Resource block arguments of host regions, replaced by buffer arguments.
         self.dead_args: list[BlockArgument] = []
+        # Constant resources by their bytes' key and device: one buffer at run time.
+        self.constant_keys: dict[SSAValue, Hashable] = {}
+        self.recorder = CommandRecorder(entry_ordinals, grids, self.buffers, self.subviews,
+                                        self.constant_keys)
+        # Fences awaited so far in each block: awaiting one again there is a no-op.
+        self.awaited: dict[Block, set[SSAValue]] = {}
 
     def _device(self, affinity: Attribute | None) -> SSAValue:
         """The handle of the device work with `affinity` runs on, got once at the function's
@@ -260,10 +265,12 @@ class _FunctionLowering:
 
     def _stream_resource_constant(self, op: stream.ResourceConstantOp, b: Builder) -> None:
         key = self.state.blobs.add("constant", constant_bytes(op.value, op, self.constants))
+        device = self._device(op.affinity)
         buffer = b.insert(hal.AllocatorImportRodataOp.build(
-            operands=[self._device(op.affinity)], result_types=[hal.BufferType()],
+            operands=[device], result_types=[hal.BufferType()],
             properties={"rodata": StringAttr(key)}))
         self.buffers[op.result] = buffer.result
+        self.constant_keys[op.result] = (key, device)
 
     def _fences(self, timepoints: list[SSAValue]) -> list[SSAValue]:
         """The fences behind `timepoints`; a timepoint that is reached already has none."""
@@ -285,7 +292,13 @@ class _FunctionLowering:
         self.fences[op.result] = None
 
     def _stream_timepoint_await(self, op: stream.TimepointAwaitOp, b: Builder) -> None:
-        fences = self._fences(list(op.timepoints))
+        """A wait on the fences not yet awaited in this block (each export of a call's results
+        awaits the one execute that made them all)."""
+        block = op.parent_block()
+        assert block is not None
+        awaited = self.awaited.setdefault(block, set())
+        fences = [f for f in dict.fromkeys(self._fences(list(op.timepoints))) if f not in awaited]
+        awaited.update(fences)
         if fences:
             b.insert(hal.FenceAwaitOp.build(operands=[fences], properties={
                 "timeout_ms": IntegerAttr(hal.DEFAULT_TIMEOUT_MS, IndexType())}))
@@ -316,11 +329,11 @@ class _FunctionLowering:
     def _stream_cmd_execute(self, op: stream.CmdExecuteOp, b: Builder) -> None:
         device = self._device(op.affinity)
         wait = self._fence_of([op.await_timepoint] if op.await_timepoint else [], b)
-        slots = _memoizable_slots(op, self.subviews) if self.state.options.hal_memoization \
-            else None
+        recorder = self.recorder
+        slots = recorder.memoizable_slots(op) if self.state.options.hal_memoization else None
         if slots is not None:
             # Recorded once at initialisation; each execution only binds its buffers.
-            cb = b.insert(self._memoized(op, device, slots)).result
+            cb = b.insert(recorder.memoized(op, device, slots)).result
             signal = b.insert(hal.FenceCreateOp.build(
                 operands=[device], result_types=[hal.FenceType()])).result
             b.insert(hal.QueueExecuteIndirectOp.build(operands=[
@@ -330,81 +343,12 @@ class _FunctionLowering:
             return
         cb = b.insert(hal.CommandBufferCreateOp.build(
             operands=[device], result_types=[hal.CommandBufferType()])).result
-        self._record(op, device, cb, self._bind_buffer, b)
+        recorder.record(op, device, cb, recorder.bind_buffer, b)
         signal = b.insert(hal.FenceCreateOp.build(
             operands=[device], result_types=[hal.FenceType()])).result
         b.insert(hal.QueueExecuteOp.build(
             operands=[device, [wait] if wait is not None else [], signal, [cb]]))
         self.fences[op.result_timepoint] = signal
-
-    def _memoized(self, op: stream.CmdExecuteOp, device: SSAValue,
-                  slots: list[SSAValue]) -> hal.CommandBufferMemoizeOp:
-        """The execute's recording as a memoize region: its own device handle and constants,
-        the binding slots as block arguments."""
-        block = Block(arg_types=[hal.CommandBufferType(), *[hal.BufferType() for _ in slots]])
-        rb = Builder(InsertPoint.at_end(block))
-        ordinal = device.owner.ordinal  # type: ignore[union-attr]
-        own_device = rb.insert(hal.DeviceGetOp.build(
-            result_types=[hal.DeviceType()], properties={"ordinal": ordinal})).result
-        slot_of = dict(zip(slots, block.args[1:]))
-
-        def bind_slot(r: SSAValue, at: Builder) -> SSAValue:
-            view = self.subviews.get(r)
-            if view is None:
-                return slot_of[r]
-            return at.insert(hal.BufferSubspanOp.build(
-                operands=[slot_of[view.source], _clone_constant(view.offset, at),
-                          _clone_constant(view.length, at)],
-                result_types=[hal.BufferType()])).result
-
-        self._record(op, own_device, block.args[0], bind_slot, rb, clone_constants=True)
-        return hal.CommandBufferMemoizeOp.build(
-            operands=[device], result_types=[hal.CommandBufferType()], regions=[Region(block)])
-
-    def _bind_buffer(self, r: SSAValue, b: Builder) -> SSAValue:
-        """The buffer a one-shot recording binds for `r` (a packed transient's subspan of its
-        slab, made where it is recorded)."""
-        view = self.subviews.get(r)
-        if view is None:
-            return self.buffers[r]
-        return b.insert(hal.BufferSubspanOp.build(
-            operands=[self.buffers[view.source], view.offset, view.length],
-            result_types=[hal.BufferType()])).result
-
-    def _record(self, op: stream.CmdExecuteOp, device: SSAValue, cb: SSAValue,
-                bind: Callable[[SSAValue, Builder], SSAValue], b: Builder,
-                clone_constants: bool = False) -> None:
-        for cmd in op.body.block.ops:
-            if isinstance(cmd, stream.CmdDispatchOp):
-                self._dispatch(cmd, device, cb, bind, b, clone_constants)
-            elif isinstance(cmd, stream.CmdCopyOp):
-                b.insert(hal.CommandBufferCopyOp.build(operands=[
-                    cb, bind(cmd.source, b), bind(cmd.target, b), cmd.length]))
-            elif isinstance(cmd, stream.CmdBarrierOp):
-                b.insert(hal.CommandBufferBarrierOp.build(operands=[cb]))
-            else:
-                raise error_at(cmd, f"'{cmd.name}' has no lowering to the HAL")
-        b.insert(hal.CommandBufferFinalizeOp.build(operands=[cb]))
-
-    def _dispatch(self, cmd: stream.CmdDispatchOp, device: SSAValue, cb: SSAValue,
-                  bind: Callable[[SSAValue, Builder], SSAValue], b: Builder,
-                  clone_constants: bool) -> None:
-        ref = cmd.entry_point
-        executable = ref.root_reference.data
-        entry = ref.nested_references.data[-1].data if ref.nested_references.data else executable
-        exe = b.insert(hal.ExecutableLookupOp.build(
-            operands=[device], result_types=[hal.ExecutableType()],
-            properties={"executable": SymbolRefAttr(executable)})).result
-        one = index_constant(b, 1)
-        constants = list(cmd.push_constants)
-        if clone_constants:
-            constants = [_clone_constant(c, b) for c in constants]
-        count = workgroup_count(self.grids.get((executable, entry)), constants, b)
-        bindings = [bind(r, b) for r in cmd.resources]
-        b.insert(hal.CommandBufferDispatchOp.build(
-            operands=[cb, exe, [count, one, one], constants, bindings],
-            properties={"entry_point": IntegerAttr(self.entry_ordinals[(executable, entry)],
-                                                   IndexType())}))
 
     def _stream_resource_load(self, op: stream.ResourceLoadOp, b: Builder) -> None:
         load = b.insert(hal.BufferLoadOp.build(operands=[self.buffers[op.source], op.offset],
@@ -417,39 +361,6 @@ class _FunctionLowering:
             result_types=[hal.BufferViewType()],
             properties={"element_type": op.encoding.element_type}))
         op.result.replace_all_uses_with(view.result)
-
-
-def _clone_constant(value: SSAValue, b: Builder) -> SSAValue:
-    """A constant of the function made again inside a memoized recording, which may use nothing
-    from outside itself."""
-    owner = value.owner
-    assert isinstance(owner, arith.ConstantOp)
-    return b.insert(owner.clone()).result
-
-
-def _memoizable_slots(op: stream.CmdExecuteOp,
-                      subviews: dict[SSAValue, stream.ResourceSubviewOp]) -> list[SSAValue] | None:
-    """The resources an execute binds (a packed transient's slab in its place), in first-use
-    order, when its recording can be made once for every execution: dispatches and barriers
-    only, with push constants known at compile time (a dynamic size or offset would change the
-    recording from call to call)."""
-    slots: list[SSAValue] = []
-    for cmd in op.body.block.ops:
-        if isinstance(cmd, stream.CmdBarrierOp):
-            continue
-        if not isinstance(cmd, stream.CmdDispatchOp):
-            return None
-        if not all(isinstance(c.owner, arith.ConstantOp) for c in cmd.push_constants):
-            return None
-        for r in cmd.resources:
-            view = subviews.get(r)
-            base = r if view is None else view.source
-            if view is not None and not all(isinstance(v.owner, arith.ConstantOp)
-                                            for v in (view.offset, view.length)):
-                return None
-            if base not in slots:
-                slots.append(base)
-    return slots
 
 
 # Which lowering handles which stream op (ops not listed pass through unchanged).

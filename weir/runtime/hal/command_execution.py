@@ -65,7 +65,7 @@ def execute_command_buffers(command_buffers: Sequence[CommandBuffer],
             statistics.record_executed(ran, 0)
             raise error from None
         if batch is not None:
-            statistics.shard().count_executed(batch.counts, len(batch.names), 1)
+            statistics.shard().count_batch(batch.counts)
             return
     dispatched: list[str] = []
     finished = 0
