@@ -159,7 +159,8 @@ def test_native_exports_of_every_arity_are_called_and_report_faults() -> None:
 
 def test_a_call_tells_its_devices_to_expect_work_before_converting_arguments() -> None:
     """Devices whose threads sleep when idle wake them while the call's host part runs: the
-    API tells each device first, before the arguments (even ones it rejects)."""
+    API tells each device first, before the arguments (even ones it rejects), on every kind
+    of call."""
     from weir.runtime.hal.drivers.local_sync import LocalSyncDevice
 
     class Expecting(LocalSyncDevice):
@@ -178,3 +179,7 @@ def test_a_call_tells_its_devices_to_expect_work_before_converting_arguments() -
     with pytest.raises(InputError):
         mul(a, "not an array")
     assert device.told == 2
+    view = BufferView.from_numpy(a, device.allocator)
+    (result,) = mul.invoke_views([view, view])  # as weir-benchmark-module calls
+    np.testing.assert_array_equal(result.to_numpy(), a * a)
+    assert device.told == 3

@@ -148,6 +148,8 @@ class Function:
         """Calls with VM values (BufferViews, ints, floats, refs); returns the results as a tuple.
         For coarse-fences functions, fences are supplied and awaited here. `timeout`: seconds
         the whole call may take (`DeadlineExceeded` after); None for no limit."""
+        for expect in self._expect_work:
+            expect()
         self._check_arity(args)
         if timeout is not None:
             with deadline(timeout, self.name):
@@ -170,6 +172,8 @@ class Function:
             if not isinstance(fence, Fence):
                 raise InputError(f"function '{self.name}': the {what} fence must be a Fence, "
                                  f"got {type(fence).__name__}")
+        for expect in self._expect_work:
+            expect()
         self._check_arity(args)
         try:
             if timeout is not None:
