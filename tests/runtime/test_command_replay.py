@@ -106,6 +106,36 @@ def test_a_reusable_command_buffer_runs_each_table_it_is_given(device: Device) -
         np.testing.assert_array_equal(values[:N], 0)
 
 
+def test_a_reusable_command_buffer_binds_its_own_buffers_beside_the_tables(
+        device: Device) -> None:
+    """A buffer given in a slot's place is bound by the command buffer itself (a constant of
+    the program): each execution's table fills only the slots."""
+    constant = _buffer(device, np.arange(N) * 10)
+    cb = device.create_command_buffer(binding_count=2)
+    # the constant -> slot 0; the constant again and slot 0 -> slot 1 (a chain of two)
+    _chain(cb, [(constant, 0, -1), (0, 0, -1), (1, 0, -1)])
+    for start in (0, 7):
+        table = (_buffer(device, np.full(N, start)), _buffer(device))
+        _run(device, cb, table)
+        np.testing.assert_array_equal(table[0].data.view(np.int64), np.arange(N) * 10 + 1)
+        np.testing.assert_array_equal(table[1].data.view(np.int64), np.arange(N) * 10 + 2)
+    np.testing.assert_array_equal(constant.data.view(np.int64), np.arange(N) * 10)
+
+
+def test_a_buffer_bound_by_the_command_buffer_too_small_fails_at_its_dispatch(
+        device: Device) -> None:
+    short = _buffer(device, n=N - 1)
+    cb = device.create_command_buffer(binding_count=2)
+    _chain(cb, [(0, 0, -1), (1, 0, -1), (short, 0, -1)])
+    for _ in range(2):  # the plan's first execution, then a later one
+        middle = _buffer(device)
+        failed = _submit(device, cb, (_buffer(device, np.arange(N)), middle))
+        with pytest.raises(RuntimeFault, match=r"dispatch 'k::add_one' failed: .*store to "
+                                               r"binding 1.*outside the buffer of 120 bytes"):
+            failed.wait(DEADLINE_S)
+        np.testing.assert_array_equal(middle.data.view(np.int64), np.arange(N) + 1)
+
+
 def test_a_table_too_small_fails_at_its_dispatch_and_the_next_call_works(device: Device) -> None:
     cb = device.create_command_buffer(binding_count=3)
     _chain(cb, [(0, 0, -1), (1, 0, -1), (2, 0, -1)])
@@ -140,7 +170,7 @@ def test_bad_binding_tables_fail_the_execute(table: object, message: str) -> Non
 def test_slots_and_buffers_do_not_mix() -> None:
     device = LocalSyncDevice()
     reusable = device.create_command_buffer(binding_count=2)
-    with pytest.raises(RuntimeFault, match=r"\(slot, offset, length\) triples"):
+    with pytest.raises(RuntimeFault, match=r"\(slot or buffer, offset, length\) triples"):
         reusable.dispatch(EXE, 0, (N, 1, 1), (N,), (_buffer(device), _buffer(device)))
     with pytest.raises(RuntimeFault, match="outside the 2 slot"):
         reusable.dispatch(EXE, 0, (N, 1, 1), (N,), (0, 0, -1, 2, 0, -1))

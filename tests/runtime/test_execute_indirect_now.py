@@ -263,3 +263,32 @@ def test_the_words_function_refuses_every_slot_that_does_not_fit() -> None:
     assert fits((*good[:2], _buffer(device, n=N - 1))) is None
     assert fits((good[0], "not a buffer", good[2])) is None
     assert plan.addresses_if_fits((*good[:2], read_only)) is None  # type: ignore[attr-defined]
+
+
+def test_a_buffer_the_command_buffer_binds_itself_follows_the_tables_words() -> None:
+    """A constant bound by the command buffer (not through the table) is a slot after the
+    table's in the words, an array or an address as the table's are, in both word modes."""
+    device = LocalSyncDevice()
+    constant = _buffer(device, np.arange(N) * 10)
+    cb = device.create_command_buffer(binding_count=2)
+    cb.dispatch(EXE, 0, (N, 1, 1), (N,), (constant, 0, -1, 0, 0, -1))
+    cb.execution_barrier()
+    cb.dispatch(EXE, 0, (N, 1, 1), (N,), (0, 0, -1, 1, 0, -1))
+    cb.finalize()
+    assert device.execute_now(None, (cb,), (_buffer(device), _buffer(device)))
+    plan = cb.plans[1]
+    batch = plan.single  # type: ignore[attr-defined]
+    with LLVM_LOCK:
+        by_address = _Executor(None)  # held here: its code lives as long as it does
+    modes = [(batch.words_hold_arrays, batch._run_words), (False, by_address.run_words)]
+    for holds_arrays, run_words in modes:
+        batch.words_hold_arrays, batch._run_words = holds_arrays, run_words
+        plan.inline_words = words_function(  # type: ignore[attr-defined]
+            batch, plan._needs, plan._append_addresses, plan._fixed,  # type: ignore[attr-defined]
+            plan._fixed_addresses)  # type: ignore[attr-defined]
+        table = (_buffer(device), _buffer(device))
+        words = plan.inline_words(table)  # type: ignore[attr-defined]
+        word = (lambda b: id(b.data)) if holds_arrays else (lambda b: b.address)
+        assert list(words[WORDS_HEADER:]) == [word(b) for b in (*table, constant)]
+        assert device.execute_indirect_now(None, cb, table)
+        np.testing.assert_array_equal(table[1].data.view(np.int64), np.arange(N) * 10 + 2)

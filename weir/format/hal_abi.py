@@ -60,7 +60,8 @@ HAL_FUNCTIONS: dict[str, HalFunction] = {
     "allocator.import_rodata": HalFunction("0rr_r", (_DEV, RODATA), (BUFFER,)),
     "executable.create": HalFunction("0rr_r", (_DEV, STRING), (EXECUTABLE,)),
     "command_buffer.create": HalFunction("0r_r", (_DEV,), (COMMAND_BUFFER,)),
-    # Bindings: buffers, or in a reusable command buffer (slot, offset, length) integers.
+    # Bindings: buffers, or in a reusable command buffer (slot, offset, length) triples whose
+    # slot is a binding table index or a buffer the command buffer binds itself.
     "command_buffer.dispatch": HalFunction(
         "0rrirrr_", (COMMAND_BUFFER, EXECUTABLE, _I, TupleOf(_I), TupleOf(NUMBER),
                      TupleOf(BUFFER | INT))),

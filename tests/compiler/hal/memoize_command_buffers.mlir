@@ -1,10 +1,11 @@
 // Checks that an execute whose recording is the same on every call becomes a memoized command
 // buffer (recorded in a region that uses nothing from outside but its device's ordinal, with
 // the bindings as slots, a packed transient as its slab at an offset) submitted with
-// hal.device.queue.execute.indirect and the call's buffers in slot order; that constants with the
-// same bytes (one buffer at run time) share one slot and that results made by one execute are
-// awaited once; and that an execute whose push constants are only known at run time is still
-// recorded on every call.
+// hal.device.queue.execute.indirect and the call's buffers in slot order; that constants are
+// bound by the recording itself, imported there once for each set with the same bytes (one
+// buffer at run time), and take no slot; that results made by one execute are awaited once;
+// and that an execute whose push constants are only known at run time is still recorded on
+// every call.
 // RUN: weir-opt --wrap-entry-points --inline-internal-calls --convert-elementwise-to-linalg --form-dispatch-regions --outline-dispatch-regions --convert-executables-to-stream --convert-to-stream --schedule-execution --pack-transients --translate-executables --convert-stream-to-hal --split-input-file %s | filecheck %s
 
 // CHECK-LABEL: func.func @three_matmuls(
@@ -57,16 +58,18 @@ func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 // CHECK-LABEL: func.func @same_bytes(
 // CHECK: %[[X:.*]] = "hal.buffer_view.buffer"
-// CHECK: %[[FIRST:.*]] = "hal.allocator.import_rodata"(%{{.*}}) <{rodata = "[[KEY:.*]]"}>
-// CHECK: "hal.allocator.import_rodata"(%{{.*}}) <{rodata = "[[KEY]]"}>
+// CHECK-NOT: "hal.allocator.import_rodata"
 // CHECK: %[[OUT0:.*]] = "hal.allocator.allocate"
 // CHECK: %[[OUT1:.*]] = "hal.allocator.allocate"
 // CHECK: "hal.command_buffer.memoize"
-// CHECK-NEXT: ^{{.*}}(%[[REC:.*]]: !hal.command_buffer, %[[S0:.*]]: !hal.buffer, %[[W:.*]]: !hal.buffer, %[[S2:.*]]: !hal.buffer, %[[S3:.*]]: !hal.buffer):
-// CHECK: "hal.command_buffer.dispatch"(%[[REC]], {{.*}}, %[[S0]], %[[W]], %[[S2]])
-// CHECK: "hal.command_buffer.dispatch"(%[[REC]], {{.*}}, %[[S2]], %[[W]], %[[S3]])
+// CHECK-NEXT: ^{{.*}}(%[[REC:.*]]: !hal.command_buffer, %[[S0:.*]]: !hal.buffer, %[[S1:.*]]: !hal.buffer, %[[S2:.*]]: !hal.buffer):
+// CHECK-NEXT: %[[OWN:.*]] = "hal.device.get"() <{ordinal = 0 : index}>
+// CHECK: %[[W:.*]] = "hal.allocator.import_rodata"(%[[OWN]]) <{rodata = "[[KEY:.*]]"}>
+// CHECK-NEXT: "hal.command_buffer.dispatch"(%[[REC]], {{.*}}, %[[S0]], %[[W]], %[[S1]])
+// CHECK-NOT: "hal.allocator.import_rodata"
+// CHECK: "hal.command_buffer.dispatch"(%[[REC]], {{.*}}, %[[S1]], %[[W]], %[[S2]])
 // CHECK: %[[SIGNAL:.*]] = "hal.fence.create"
-// CHECK-NEXT: "hal.device.queue.execute.indirect"(%{{.*}}, %[[SIGNAL]], %{{.*}}, %[[X]], %[[FIRST]], %[[OUT0]], %[[OUT1]])
+// CHECK-NEXT: "hal.device.queue.execute.indirect"(%{{.*}}, %[[SIGNAL]], %{{.*}}, %[[X]], %[[OUT0]], %[[OUT1]])
 // CHECK-NEXT: "hal.fence.await"(%[[SIGNAL]])
 // CHECK-NOT: "hal.fence.await"
 // CHECK: func.return

@@ -13,7 +13,7 @@ fences."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 from weir.compiler.constant_data import constant_bytes
@@ -100,8 +100,8 @@ class _FunctionLowering:
         self.subviews: dict[SSAValue, stream.ResourceSubviewOp] = {}
         # Resource block arguments of host regions, replaced by buffer arguments.
         self.dead_args: list[BlockArgument] = []
-        # Constant resources by their bytes' key and device: one buffer at run time.
-        self.constant_keys: dict[SSAValue, Hashable] = {}
+        # Constant resources: their bytes' rodata key and their device's ordinal.
+        self.constant_keys: dict[SSAValue, tuple[str, int]] = {}
         self.recorder = CommandRecorder(entry_ordinals, grids, self.buffers, self.subviews,
                                         self.constant_keys)
         # Fences awaited so far in each block: awaiting one again there is a no-op.
@@ -128,6 +128,13 @@ class _FunctionLowering:
         for op in reversed(self.dead):
             op.detach()
             op.erase()
+        # Constants that only memoized recordings bind: they import their own.
+        for buffer in self.buffers.values():
+            owner = buffer.owner
+            if isinstance(owner, hal.AllocatorImportRodataOp) and not buffer.uses and \
+                    owner.parent is not None:
+                owner.detach()
+                owner.erase()
         erase_arguments(self.dead_args)
         # Device handles in binding order at the top, whatever order work first asked for them.
         for ordinal in sorted(self.devices, reverse=True):
@@ -270,7 +277,7 @@ class _FunctionLowering:
             operands=[device], result_types=[hal.BufferType()],
             properties={"rodata": StringAttr(key)}))
         self.buffers[op.result] = buffer.result
-        self.constant_keys[op.result] = (key, device)
+        self.constant_keys[op.result] = (key, device.owner.ordinal.value.data)  # type: ignore[union-attr]
 
     def _fences(self, timepoints: list[SSAValue]) -> list[SSAValue]:
         """The fences behind `timepoints`; a timepoint that is reached already has none."""
@@ -330,7 +337,9 @@ class _FunctionLowering:
         device = self._device(op.affinity)
         wait = self._fence_of([op.await_timepoint] if op.await_timepoint else [], b)
         recorder = self.recorder
-        slots = recorder.memoizable_slots(op) if self.state.options.hal_memoization else None
+        ordinal = device.owner.ordinal.value.data  # type: ignore[union-attr]
+        slots = recorder.memoizable_slots(op, ordinal) if self.state.options.hal_memoization \
+            else None
         if slots is not None:
             # Recorded once at initialisation; each execution only binds its buffers.
             cb = b.insert(recorder.memoized(op, device, slots)).result

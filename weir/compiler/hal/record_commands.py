@@ -3,15 +3,16 @@ once per call into a one-shot command buffer, or, when nothing in the recording 
 call to call, once at initialisation into a reusable one (`hal.command_buffer.memoize`) that
 each execution gives a table of buffers for its slots.
 
-A slot is one buffer per execution: the function's arguments, its results and its slabs. Every
-constant that holds the same bytes is the same read-only buffer at run time (the module stores
-those bytes once), so such constants share one slot: a transformer's layer norms, whose weights
-are ones and biases zeros in every layer, bind one slot each instead of one per use (a GPT-2
-step's table: 74 slots, 24 of them the same two constants)."""
+A slot is one buffer per execution: the function's arguments, its results and its slabs (IREE's
+indirect bindings). Constants are the same buffers on every execution, so the recording binds
+them itself (direct bindings), each set of constants that hold the same bytes (one buffer at
+run time: the module stores those bytes once) through one import: an execution's table then
+holds only what changes from call to call (a GPT-2 step's table had 74 slots, 55 of them
+constants, 25 distinct; MobileNetV2's 109, 106 of them constants)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 
 from weir.compiler.hal.workgroup_counts import index_constant, workgroup_count
 from weir.dialects import hal, stream
@@ -26,6 +27,7 @@ from weir.ir.upstream import (
     IntegerAttr,
     Region,
     SSAValue,
+    StringAttr,
     SymbolRefAttr,
 )
 
@@ -34,31 +36,33 @@ Bind = Callable[[SSAValue, Builder], SSAValue]
 
 class CommandRecorder:
     """Records one function's executes. `buffers` maps resources to their buffers, `subviews`
-    packed transients to their place in a slab, and `constant_keys` constant resources to what
-    tells their bytes apart (filled as the function is lowered)."""
+    packed transients to their place in a slab, and `constant_keys` constant resources to
+    their bytes' rodata key and device ordinal (filled as the function is lowered)."""
 
     def __init__(self, entry_ordinals: dict[tuple[str, str], int],
                  grids: dict[tuple[str, str], WorkgroupGrid],
                  buffers: dict[SSAValue, SSAValue],
                  subviews: dict[SSAValue, stream.ResourceSubviewOp],
-                 constant_keys: dict[SSAValue, Hashable]) -> None:
+                 constant_keys: dict[SSAValue, tuple[str, int]]) -> None:
         self.entry_ordinals = entry_ordinals
         self.grids = grids
         self.buffers = buffers
         self.subviews = subviews
         self.constant_keys = constant_keys
 
-    def _slot_key(self, resource: SSAValue) -> Hashable:
-        """Resources with one key are one buffer at run time: one slot."""
-        return self.constant_keys.get(resource, resource)
+    def _bound_directly(self, resource: SSAValue, ordinal: int) -> str | None:
+        """The rodata key of a constant of the execute's own device, which its recording
+        binds itself; None for what takes a slot."""
+        key = self.constant_keys.get(resource)
+        return key[0] if key is not None and key[1] == ordinal else None
 
-    def memoizable_slots(self, op: stream.CmdExecuteOp) -> list[SSAValue] | None:
-        """The resources an execute binds (a packed transient's slab in its place, one of each
-        set of constants with the same bytes), in first-use order, when its recording can be
-        made once for every execution: dispatches and barriers only, with push constants known
-        at compile time (a dynamic size or offset would change the recording from call to
-        call)."""
-        slots: dict[Hashable, SSAValue] = {}
+    def memoizable_slots(self, op: stream.CmdExecuteOp, ordinal: int) -> list[SSAValue] | None:
+        """The resources an execute on device `ordinal` binds through its table (a packed
+        transient's slab in its place; not its constants), in first-use order, when its
+        recording can be made once for every execution: dispatches and barriers only, with
+        push constants known at compile time (a dynamic size or offset would change the
+        recording from call to call)."""
+        slots: dict[SSAValue, None] = {}
         for cmd in op.body.block.ops:
             if isinstance(cmd, stream.CmdBarrierOp):
                 continue
@@ -72,8 +76,9 @@ class CommandRecorder:
                 if view is not None and not all(isinstance(v.owner, arith.ConstantOp)
                                                 for v in (view.offset, view.length)):
                     return None
-                slots.setdefault(self._slot_key(base), base)
-        return list(slots.values())
+                if self._bound_directly(base, ordinal) is None:
+                    slots[base] = None
+        return list(slots)
 
     def memoized(self, op: stream.CmdExecuteOp, device: SSAValue,
                  slots: list[SSAValue]) -> hal.CommandBufferMemoizeOp:
@@ -84,14 +89,22 @@ class CommandRecorder:
         ordinal = device.owner.ordinal  # type: ignore[union-attr]
         own_device = rb.insert(hal.DeviceGetOp.build(
             result_types=[hal.DeviceType()], properties={"ordinal": ordinal})).result
-        slot_of = {self._slot_key(s): arg for s, arg in zip(slots, block.args[1:])}
+        slot_of = dict(zip(slots, block.args[1:]))
+        imports: dict[str, SSAValue] = {}  # rodata key -> its buffer, imported once here
 
         def bind_slot(r: SSAValue, at: Builder) -> SSAValue:
+            key = self._bound_directly(r, ordinal.value.data)
+            if key is not None:
+                if key not in imports:
+                    imports[key] = at.insert(hal.AllocatorImportRodataOp.build(
+                        operands=[own_device], result_types=[hal.BufferType()],
+                        properties={"rodata": StringAttr(key)})).result
+                return imports[key]
             view = self.subviews.get(r)
             if view is None:
-                return slot_of[self._slot_key(r)]
+                return slot_of[r]
             return at.insert(hal.BufferSubspanOp.build(
-                operands=[slot_of[self._slot_key(view.source)], _clone_constant(view.offset, at),
+                operands=[slot_of[view.source], _clone_constant(view.offset, at),
                           _clone_constant(view.length, at)],
                 result_types=[hal.BufferType()])).result
 

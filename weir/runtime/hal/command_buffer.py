@@ -17,8 +17,9 @@ class DispatchCommand(NamedTuple):
     workgroups: tuple[int, ...]
     constants: tuple[int, ...]
     # Buffers; in a reusable command buffer, (slot, offset, length) references into the binding
-    # table instead (length -1: the rest of the slot's buffer).
-    bindings: tuple[Buffer, ...] | tuple[tuple[int, int, int], ...]
+    # table instead (length -1: the rest of the slot's buffer), where a slot may also be a
+    # buffer the command buffer binds itself (a constant: the same on every execution).
+    bindings: tuple[Buffer, ...] | tuple[tuple[int | Buffer, int, int], ...]
 
 
 class CopyCommand(NamedTuple):
@@ -43,18 +44,25 @@ class BarrierCommand(NamedTuple):
 Command = Union[DispatchCommand, CopyCommand, FillCommand, BarrierCommand]
 
 
-def _slot_references(bindings: tuple[object, ...], slots: int) -> tuple[tuple[int, int, int], ...]:
+def _slot_references(bindings: tuple[object, ...], slots: int
+                     ) -> tuple[tuple[int | Buffer, int, int], ...]:
     """A reusable command buffer's bindings: flat (slot, offset, length) triples, length -1
-    meaning the rest of the slot's buffer."""
-    if len(bindings) % 3 or not all(type(x) is int for x in bindings):
-        raise RuntimeFault(f"dispatch: a reusable command buffer binds (slot, offset, length) "
-                           f"triples of ints, got {bindings!r}")
+    meaning the rest of the slot's buffer; a slot is a binding table index or a buffer bound
+    for every execution (IREE's direct bindings beside indirect ones)."""
+    if len(bindings) % 3 or not all(
+            type(x) is int or (i % 3 == 0 and type(x) is Buffer) for i, x in enumerate(bindings)):
+        raise RuntimeFault(f"dispatch: a reusable command buffer binds (slot or buffer, offset, "
+                           f"length) triples, got {bindings!r}")
     triples = tuple(zip(bindings[0::3], bindings[1::3], bindings[2::3]))
     for slot, offset, length in triples:  # type: ignore[misc]
-        if not 0 <= slot < slots or offset < 0 or length < -1:
-            raise RuntimeFault(f"dispatch: binding (slot {slot}, offset {offset}, length "
+        where = f"slot {slot}" if type(slot) is int else "a buffer"
+        if type(slot) is int and not 0 <= slot < slots:
+            raise RuntimeFault(f"dispatch: binding ({where}, offset {offset}, length "
                                f"{length}) is outside the {slots} slot(s) of this reusable "
                                "command buffer")
+        if offset < 0 or length < -1:
+            raise RuntimeFault(f"dispatch: binding ({where}, offset {offset}, length "
+                               f"{length}): the offset must be >= 0 and the length >= -1")
     return triples  # type: ignore[return-value]
 
 # Classes already found to be Executables: `isinstance` against the ABC runs Python code in `abc`

@@ -116,26 +116,63 @@ def _native(cmd: DispatchCommand, bindings: Sequence[Buffer]) -> NativeCall | No
 
 
 def resolve(cmd: Command, table: Sequence[Buffer]) -> Command:
-    """A reusable command buffer's command with the table's buffers in place of its slots."""
+    """A reusable command buffer's command with the table's buffers in place of its slots (a
+    slot that is a buffer already stays)."""
     if type(cmd) is DispatchCommand:
         return cmd._replace(bindings=tuple(
-            table[slot] if offset == 0 and length < 0 else
-            table[slot].subspan(offset, table[slot].byte_length - offset if length < 0 else length)
+            _part(table[slot] if type(slot) is int else slot, offset, length)
             for slot, offset, length in cmd.bindings))  # type: ignore[misc]
     return cmd
 
 
+def _part(buffer: Buffer, offset: int, length: int) -> Buffer:
+    if offset == 0 and length < 0:
+        return buffer
+    return buffer.subspan(offset, buffer.byte_length - offset if length < 0 else length)
+
+
+def numbered(commands: Sequence[Command], slots: int
+             ) -> tuple[list[Command], tuple[Buffer, ...]]:
+    """The commands with each buffer a dispatch binds directly (rather than by slot) numbered
+    as a slot after the table's `slots`, and those buffers in that order, each once."""
+    fixed: dict[int, int] = {}
+    buffers: list[Buffer] = []
+
+    def slot_of(slot: int | Buffer) -> int:
+        if type(slot) is int:
+            return slot
+        key = id(slot)
+        if key not in fixed:
+            fixed[key] = slots + len(buffers)
+            buffers.append(slot)  # type: ignore[arg-type]
+        return fixed[key]
+
+    out: list[Command] = []
+    for cmd in commands:
+        if type(cmd) is DispatchCommand:
+            cmd = cmd._replace(bindings=tuple(
+                (slot_of(slot), offset, length)
+                for slot, offset, length in cmd.bindings))  # type: ignore[misc]
+        out.append(cmd)
+    return out, tuple(buffers)
+
+
 class ReusablePlan:
     """The plan of a reusable command buffer: steps that are either batches of native dispatches
-    reading their bindings from slots, or commands resolved against each execution's table."""
+    reading their bindings from slots, or commands resolved against each execution's table.
+    Buffers the command buffer binds itself are slots after the table's (`numbered`), checked
+    once here; each execution appends their addresses, taken once, to the table's."""
 
-    __slots__ = ("steps", "_need_end", "_need_write", "_needs", "single", "inline_words")
+    __slots__ = ("steps", "_need_end", "_need_write", "_needs", "single", "inline_words",
+                 "_fixed", "_fixed_fit", "_fixed_addresses")
 
     def __init__(self, commands: Sequence[Command], table: Sequence[Buffer], threads: int,
                  slots: int) -> None:
         self.steps: list[NativeBatch | Command] = []
-        need_end = [0] * slots
-        need_write = [False] * slots
+        commands, self._fixed = numbered(commands, slots)
+        table = (*table, *self._fixed)
+        need_end = [0] * len(table)
+        need_write = [False] * len(table)
         run: list[tuple[DispatchCommand, NativeCall]] = []
         phases = Phases()
 
@@ -175,7 +212,11 @@ class ReusablePlan:
         flush()
         self._need_end = need_end
         self._need_write = need_write
-        self._needs = tuple(zip(need_end, need_write))
+        self._needs = tuple(zip(need_end[:slots], need_write[:slots]))
+        self._fixed_fit = all(
+            buffer.byte_length >= end and not (writes and buffer.read_only)
+            for buffer, end, writes in zip(self._fixed, need_end[slots:], need_write[slots:]))
+        self._fixed_addresses = array.array("Q", (b.address for b in self._fixed))
         # The usual plan, every command one batch: `replay_memoized` replays it without a loop.
         only = self.steps[0] if len(self.steps) == 1 else None
         self.single: NativeBatch | None = only if type(only) is NativeBatch else None
@@ -185,16 +226,20 @@ class ReusablePlan:
         # slot's word is its array's `id` (the table holds the arrays meanwhile): a fresh
         # buffer's address costs more in Python than the rest of a replay.
         self.inline_words: WordsFunction | None = None
-        if self.single is not None and not self.single.shared:
-            self.inline_words = words_function(self.single, self._needs, self._append_addresses)
+        if self.single is not None and not self.single.shared and self._fixed_fit:
+            self.inline_words = words_function(self.single, self._needs, self._append_addresses,
+                                               self._fixed, self._fixed_addresses)
 
     def addresses_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
         """The slots' addresses, when every slot holds a buffer as large as, and as writable
         as, the batched dispatches need (each dispatch's other checks depend only on what was
         recorded); None when one does not (the caller's full checks then say what is wrong)."""
+        if not self._fixed_fit:
+            return None
         addresses = array.array("Q")
         if not self._append_addresses(addresses, table):
             return None
+        addresses.extend(self._fixed_addresses)
         if not addresses:
             addresses.append(0)
         return addresses
@@ -219,6 +264,8 @@ class ReusablePlan:
 
     def run(self, table: Sequence[Buffer], addresses: array.array[int],
             runner: WorkgroupRunner, run_command: RunCommand, dispatched: list[str]) -> None:
+        if self._fixed:
+            table = (*table, *self._fixed)
         for step in self.steps:
             if type(step) is NativeBatch:
                 run_batch(step, dispatched, addresses, runner)

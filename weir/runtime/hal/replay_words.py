@@ -18,19 +18,28 @@ AppendAddresses = Callable[["array.array[int]", Sequence[Buffer]], bool]
 
 
 def words_function(batch: NativeBatch, needs: Sequence[tuple[int, bool]],
-                   append_addresses: AppendAddresses) -> WordsFunction:
+                   append_addresses: AppendAddresses, fixed: Sequence[Buffer] = (),
+                   fixed_addresses: array.array[int] | None = None) -> WordsFunction:
     """For a table of `len(needs)` slots, slot i fitting when it holds a Buffer of at least
     `needs[i][0]` bytes, writable if `needs[i][1]`: the words of `batch.run_words`, or None.
     The caller checks the table's length first. Where the executor reads each array's data
     pointer itself, a slot's word is its array's `id` (the table holds the arrays meanwhile):
-    a fresh buffer's address costs more in Python than the rest of a replay."""
+    a fresh buffer's address costs more in Python than the rest of a replay. The `fixed`
+    buffers (already checked; their `fixed_addresses`) take the slots after the table's."""
     template = batch.words
     if not batch.words_hold_arrays:
+        tail = array.array("q", fixed_addresses if fixed_addresses is not None else ())
+
         def with_addresses(table: Sequence[Buffer]) -> array.array[int] | None:
             words = template[:]
-            return words if append_addresses(words, table) else None
+            if not append_addresses(words, table):
+                return None
+            words.extend(tail)
+            return words
         return with_addresses
     needs = tuple(needs)
+    # The plan holds the fixed buffers, and so their arrays, as long as these words are made.
+    arrays = array.array("q", (id(b.data) for b in fixed))
 
     def with_arrays(table: Sequence[Buffer]) -> array.array[int] | None:
         words = template[:]
@@ -40,5 +49,6 @@ def words_function(batch: NativeBatch, needs: Sequence[tuple[int, bool]],
                     writes and buffer.read_only):
                 return None
             append(id(buffer.data))
+        words.extend(arrays)
         return words
     return with_arrays
