@@ -163,8 +163,8 @@ class ReusablePlan:
     Buffers the command buffer binds itself are slots after the table's (`numbered`), checked
     once here; each execution appends their addresses, taken once, to the table's."""
 
-    __slots__ = ("steps", "_need_end", "_need_write", "_needs", "single", "inline_words",
-                 "_fixed", "_fixed_fit", "_fixed_addresses")
+    __slots__ = ("steps", "_needs", "single", "inline_words", "_fixed", "_fixed_fit",
+                 "_fixed_addresses")
 
     def __init__(self, commands: Sequence[Command], table: Sequence[Buffer], threads: int,
                  slots: int) -> None:
@@ -210,8 +210,6 @@ class ReusablePlan:
             phases.add(accesses)
             run.append((cmd, call))  # type: ignore[arg-type]
         flush()
-        self._need_end = need_end
-        self._need_write = need_write
         self._needs = tuple(zip(need_end[:slots], need_write[:slots]))
         self._fixed_fit = all(
             buffer.byte_length >= end and not (writes and buffer.read_only)
