@@ -284,8 +284,7 @@ def test_a_buffer_the_command_buffer_binds_itself_follows_the_tables_words() -> 
     for holds_arrays, run_words in modes:
         batch.words_hold_arrays, batch._run_words = holds_arrays, run_words
         plan.inline_words = words_function(  # type: ignore[attr-defined]
-            batch, plan._needs, plan._append_addresses, plan._fixed,  # type: ignore[attr-defined]
-            plan._fixed_addresses)  # type: ignore[attr-defined]
+            batch, plan._needs, plan._append_addresses, plan._fixed)  # type: ignore[attr-defined]
         table = (_buffer(device), _buffer(device))
         words = plan.inline_words(table)  # type: ignore[attr-defined]
         word = (lambda b: id(b.data)) if holds_arrays else (lambda b: b.address)

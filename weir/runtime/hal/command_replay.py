@@ -226,7 +226,7 @@ class ReusablePlan:
         self.inline_words: WordsFunction | None = None
         if self.single is not None and not self.single.shared and self._fixed_fit:
             self.inline_words = words_function(self.single, self._needs, self._append_addresses,
-                                               self._fixed, self._fixed_addresses)
+                                               self._fixed)
 
     def addresses_if_fits(self, table: Sequence[Buffer]) -> array.array[int] | None:
         """The slots' addresses, when every slot holds a buffer as large as, and as writable

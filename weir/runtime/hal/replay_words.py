@@ -18,17 +18,17 @@ AppendAddresses = Callable[["array.array[int]", Sequence[Buffer]], bool]
 
 
 def words_function(batch: NativeBatch, needs: Sequence[tuple[int, bool]],
-                   append_addresses: AppendAddresses, fixed: Sequence[Buffer] = (),
-                   fixed_addresses: array.array[int] | None = None) -> WordsFunction:
+                   append_addresses: AppendAddresses, fixed: Sequence[Buffer] = ()
+                   ) -> WordsFunction:
     """For a table of `len(needs)` slots, slot i fitting when it holds a Buffer of at least
     `needs[i][0]` bytes, writable if `needs[i][1]`: the words of `batch.run_words`, or None.
     The caller checks the table's length first. Where the executor reads each array's data
     pointer itself, a slot's word is its array's `id` (the table holds the arrays meanwhile):
     a fresh buffer's address costs more in Python than the rest of a replay. The `fixed`
-    buffers (already checked; their `fixed_addresses`) take the slots after the table's."""
+    buffers (the command buffer's own, already checked) take the slots after the table's."""
     template = batch.words
     if not batch.words_hold_arrays:
-        tail = array.array("q", fixed_addresses if fixed_addresses is not None else ())
+        tail = array.array("q", (b.address for b in fixed))
 
         def with_addresses(table: Sequence[Buffer]) -> array.array[int] | None:
             words = template[:]

@@ -56,7 +56,8 @@ _I32 = ir.IntType(32)
 _SERVE_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                                ctypes.c_int64)
 _POST_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
-_CLOSE_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# close, call, took: (board) -> nothing.
+_BOARD_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _PRIME_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 
 
@@ -302,9 +303,9 @@ class _Functions:
         self._code = JitFunction(module, "weir_board_serve")
         self.serve = _SERVE_TYPE(self._code.address)
         self.post = _POST_TYPE(self._code.function_address("weir_board_post"))
-        self.close = _CLOSE_TYPE(self._code.function_address("weir_board_close"))
-        self.call = _CLOSE_TYPE(self._code.function_address("weir_board_call"))
-        self.took = _CLOSE_TYPE(self._code.function_address("weir_board_took"))
+        self.close = _BOARD_TYPE(self._code.function_address("weir_board_close"))
+        self.call = _BOARD_TYPE(self._code.function_address("weir_board_call"))
+        self.took = _BOARD_TYPE(self._code.function_address("weir_board_took"))
         self.prime = _PRIME_TYPE(self._code.function_address("weir_board_prime"))
 
 
