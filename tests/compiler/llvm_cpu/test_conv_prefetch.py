@@ -10,7 +10,7 @@ import re
 
 from lowered import lowered_entry
 
-from weir.compiler.targets.llvm_cpu.conv_kernel import panel_width
+from weir.compiler.targets.llvm_cpu.conv_kernel import ConvGeometry, chunk_taps, panel_width
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 
 CONV = """
@@ -43,10 +43,8 @@ def test_prefetch_one_chunk_ahead_in_the_first_block_only() -> None:
     for cpu_name in ("host", "x86-64"):
         kernel = _kernel_ir(cpu_name)
         width = panel_width(resolve_cpu(cpu_name))
-        # 16 KiB of panel lines per chunk: as many taps of 64 channels as fit, one at least.
-        taps = max(1, 16 * 1024 // (64 * width * 4))
-        taps = -(-9 // -(-9 // taps))
-        ahead = taps * 64 * width
+        # The same panel line one chunk on (test_conv_chunks.py checks the chunks' sizes).
+        ahead = chunk_taps(ConvGeometry(64, 64, 3, 3, 56, 56, 1, 1, 1, 1), width) * 64 * width
         loops = _inner_loops(kernel)
         prefetching = [body for body in loops if "llvm.prefetch" in body]
         assert prefetching and len(prefetching) < len(loops), cpu_name
