@@ -18,6 +18,7 @@ import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 import weir.api as weir
+from conftest import dense_f32
 
 Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
 Pair = tuple[int, int]
@@ -165,6 +166,37 @@ def test_direct_conv_nchw_batch_split_across_workgroups(layout_run: Runner, stri
     expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
                          init.transpose(0, 2, 3, 1), strides, (1, 1))
     check(layout_run(src, "f", x, w, init), expected.transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("hw, constant", [((9, 37), False), ((300, 301), True)],
+                         ids=["rows", "bands"])
+def test_direct_conv_rgb_nchw_input_interleaved(layout_run: Runner, hw: Pair,
+                                                constant: bool) -> None:
+    """A network's 3-channel NCHW input, which channels-last turns into a transpose fused into
+    the convolution: brought to NHWC by the rows each workgroup reads, 16 pixels of the three
+    planes interleaved at a time and the pixels past the last 16 one by one (37 = 2 x 16 + 5;
+    301 = 18 x 16 + 13). Stride 2, as in a stem. With a constant filter and an image past
+    BAND_BYTES (3 x 300 x 301 floats), bands of rows copy their input rows the same way."""
+    xs = (1, 3, *hw)
+    ws, os = (16, 3, 3, 3), (1, 16, *(out_size(d, 3, 2, 1) for d in hw))
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    if constant:
+        filter_arg, filter_def, args = "", f"%w = arith.constant {dense_f32(w)} : {tensor(ws)}", (x,)
+    else:
+        filter_arg, filter_def, args = f", %w: {tensor(ws)}", "", (x, w)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}{filter_arg}) -> {tensor(os)} {{
+      {filter_def}
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %0 = linalg.conv_2d_nchw_fchw {attrs((2, 2), (1, 1))} ins(%x, %w : {tensor(xs)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                         np.zeros((1, *os[2:], 16)), (2, 2), (1, 1))
+    check(layout_run(src, "f", *args), expected.transpose(0, 3, 1, 2))
 
 
 @pytest.mark.parametrize("f, ow", [(24, 16), (13, 19), (8, 5)],

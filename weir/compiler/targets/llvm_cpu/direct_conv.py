@@ -27,6 +27,7 @@ from weir.compiler.targets.llvm_cpu.conv_rows import (
     fill_row,
     nchw_row_copy,
     RowCopy,
+    transposed_row_copy,
     write_row,
 )
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
@@ -224,7 +225,7 @@ def _band_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | No
     its pad (`padded_row_copy`); None for one that runs whole (a small image: bands would cut
     its register tiles, which may span rows and images)."""
     g = kernel.g
-    copy = None if xm is not None else padded_row_copy(low, x)
+    copy = None if xm is not None else padded_row_copy(low, x) or transposed_row_copy(low, x)
     sizes = [getattr(d, "constant", None) for d in (xd["H"], xd["W"], xd["C"], od["W"], od["F"])]
     if not all(isinstance(v, int) for v in sizes) or op.input_layout != "NHWC" or \
             (g.sh, g.sw) != op.strides or (xm is None and copy is None):
@@ -304,7 +305,8 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
     count = b.select(b.icmp_signed("<", count, I64(0)), I64(0), count)
     slab = low.scratch_memory(b, low.kv.dtype[x], [count, height, width, xd["C"]])
     fast = None if sampled else nchw_row_copy(low, x) if op.input_layout == "NCHW" else \
-        padded_row_copy(low, x) if op.input_layout == "NHWC" else None
+        padded_row_copy(low, x) or transposed_row_copy(low, x) \
+        if op.input_layout == "NHWC" else None
 
     def image(ib: ir.IRBuilder, i: ir.Value) -> None:
         bn = ib.add(first, i)
