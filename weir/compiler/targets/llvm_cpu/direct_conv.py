@@ -221,9 +221,10 @@ def _band_rows(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | No
                kernel: DirectConv, xd: dict[str, ir.Value], od: dict[str, ir.Value]
                ) -> tuple[int, tuple[Memory, RowCopy] | None] | None:
     """(output rows per band, scratch for a band's input rows, None when the input is read in
-    place) for a convolution whose image is larger than BAND_BYTES, read in place or through
-    its pad (`padded_row_copy`); None for one that runs whole (a small image: bands would cut
-    its register tiles, which may span rows and images)."""
+    place) for a convolution whose image is larger than BAND_BYTES, read in place, through its
+    pad (`padded_row_copy`) or as the transpose of an NCHW image (`transposed_row_copy`); None
+    for one that runs whole (a small image: bands would cut its register tiles, which may span
+    rows and images)."""
     g = kernel.g
     copy = None if xm is not None else padded_row_copy(low, x) or transposed_row_copy(low, x)
     sizes = [getattr(d, "constant", None) for d in (xd["H"], xd["W"], xd["C"], od["W"], od["F"])]
@@ -286,7 +287,8 @@ def _input_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory |
                   op: k.Conv2D, kernel: DirectConv, rows: tuple[ir.Value, ir.Value],
                   xd: dict[str, ir.Value], out: tuple[ir.Value, ir.Value]) -> Pixels:
     """The input as the direct kernel reads it. NHWC memory is read in place. Another layout,
-    or a padded input (padded_input.py), is first brought to NHWC scratch, once per workgroup
+    a padded input (padded_input.py) or an NCHW image transposed (`transposed_row_copy`), is
+    first brought to NHWC scratch, once per workgroup
     range and only for the input rows its output rows [lo, hi) read; for a strided 1 x 1
     convolution (whose kernel then runs with stride 1, `direct_kernel`) only the pixels it
     reads, OH x OW of them."""
