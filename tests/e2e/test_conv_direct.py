@@ -75,15 +75,15 @@ CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
     (1, (7, 9), 24, (1, 1), 33, (1, 1), (1, 1)),    # 1x1 (the GEMM path from F = NR)
     (1, (7, 13), 40, (1, 1), 16, (1, 1), (1, 1)),   # 1x1 narrower than NR: the direct kernel
     (1, (6, 8), 17, (1, 1), 8, (2, 3), (1, 1)),     # 1x1 with strides
-    (1, (7, 9), 200, (3, 3), 20, (1, 1), (1, 1)),   # AVX-512: chunks of 2 window rows and of 1
-    (1, (12, 12), 600, (3, 3), 8, (1, 1), (1, 1)),  # 2 taps a chunk, a last one of 1 (AVX-512),
-                                                    # a window row a chunk (AVX2); 3 pixel blocks
+    (1, (7, 16), 200, (3, 3), 20, (1, 1), (1, 1)),  # AVX-512: chunks of 2 window rows and of 1
+    (1, (12, 12), 80, (3, 3), 8, (1, 1), (1, 1)),   # 10-pixel tiles: 2 taps a chunk, then 1
+    (1, (12, 12), 600, (3, 3), 8, (1, 1), (1, 1)),  # a tap a chunk; 3 pixel blocks
     (2, (9, 61), 3, (3, 3), 40, (2, 2), (1, 1)),    # stem-like: width 30, tiles dividing it
     (2, (9, 35), 3, (3, 3), 40, (2, 2), (1, 1)),    # width 17: tiles inside a row and across
 ]
 IDS = ["ragged-width", "row-tiles", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
-       "dilation2", "mixed", "1x1", "1x1-narrow", "1x1-strided", "chunks", "deep-c", "stem",
-       "rows-and-images"]
+       "dilation2", "mixed", "1x1", "1x1-narrow", "1x1-strided", "chunks", "tap-chunks", "deep-c",
+       "stem", "rows-and-images"]
 
 
 @pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)

@@ -44,15 +44,20 @@ _VOID = ir.VoidType()
 # Input channels from which the taps of a window row run as one loop (`_tile`).
 MERGED_TAPS_FROM = 16
 
-# Most bytes of panel lines in one chunk of taps: about a tenth of a core's L2, beside the input
-# rows a block of pixels reads (`pixels_per_block`). Each line is read from L2 by every tile of a
-# block, at 2 vectors per mr cycles, which L2 sustains; what chunks cost is the tiles'
+# Most bytes of panel lines in one chunk of taps. Each line is read by every tile of a block of
+# pixels, 2 vectors per mr cycles of multiply-adds: from L2 for tiles of at least
+# STREAMED_FROM_PIXELS pixels (a chunk of up to CHUNK_BYTES, about a tenth of a core's L2, beside
+# the input rows a block reads: `pixels_per_block`), which L2 sustains; narrower tiles keep their
+# chunk in L1 (L1_CHUNK_BYTES, half of a 48 KiB L1). What chunks cost is the tiles'
 # accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1, 2 MiB L2),
-# against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer 0.93-0.94x, 112 x 112 x 128
-# 0.92-0.95x, ResNet's 28 x 28 x 128 0.90-0.94x and 14 x 14 x 256 0.95-0.98x; whole 590 KiB
-# panels at 7 x 7 x 512 (7-pixel tiles read a line per 7 cycles) were 1.07x slower, three taps
-# of them no slower.
+# against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer (14-pixel tiles) 0.93-0.94x with
+# the whole window in one chunk, 112 x 112 x 128 0.92-0.95x, ResNet's 28 x 28 x 128 0.90-0.94x
+# and 14 x 14 x 256 0.95-0.98x; the suite's 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the
+# whole window, 0.95-0.97x with a window row a chunk; whole 590 KiB panels at 7 x 7 x 512
+# (7-pixel tiles) 1.07x.
 CHUNK_BYTES = 192 * 1024
+L1_CHUNK_BYTES = 24 * 1024
+STREAMED_FROM_PIXELS = 12
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,7 @@ class DirectConv:
 
     @property
     def taps_per_chunk(self) -> int:
-        return chunk_taps(self.g, self.blk.nr)
+        return chunk_taps(self.g, self.blk.nr, self.blk.mr)
 
     # -- packing ----------------------------------------------------------------------------
 
@@ -444,17 +449,19 @@ class DirectConv:
                     b.gep(at, [I64(lane)], inbounds=True), align=4)
 
 
-def chunk_taps(g: ConvGeometry, nr: int) -> int:
+def chunk_taps(g: ConvGeometry, nr: int, mr: int) -> int:
     """Window taps whose panel lines (C x nr per tap) all the tiles of a block of pixels run
-    over before the next chunk's: whole window rows, as many as fit in CHUNK_BYTES, so the taps
-    of a window row run as one loop (`_taps`) and each tile's accumulators are loaded and
+    over before the next chunk's: whole window rows, as many as fit in the chunk budget for
+    tiles of `mr` pixels (CHUNK_BYTES, or L1_CHUNK_BYTES below STREAMED_FROM_PIXELS), so the
+    taps of a window row run as one loop (`_taps`) and each tile's accumulators are loaded and
     stored once per chunk; single taps only where one window row's lines exceed it. C is stored
     and reloaded between chunks, which keeps the sum in (kh, kw, c) order."""
+    budget = CHUNK_BYTES if mr >= STREAMED_FROM_PIXELS else L1_CHUNK_BYTES
     line = g.chans * nr * 4
-    rows = min(g.kh, CHUNK_BYTES // (g.kw * line))
+    rows = min(g.kh, budget // (g.kw * line))
     if rows:
         return g.kw * -(-g.kh // -(-g.kh // rows))  # as even as chunks of `rows` go
-    taps, most = g.kh * g.kw, max(1, CHUNK_BYTES // line)
+    taps, most = g.kh * g.kw, max(1, budget // line)
     return -(-taps // -(-taps // most))
 
 
