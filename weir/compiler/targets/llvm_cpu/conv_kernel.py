@@ -51,10 +51,10 @@ MERGED_TAPS_FROM = 16
 # chunk in L1 (L1_CHUNK_BYTES, half of a 48 KiB L1). What chunks cost is the tiles'
 # accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1, 2 MiB L2),
 # against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer (14-pixel tiles) 0.93-0.94x with
-# the whole window in one chunk, 112 x 112 x 128 0.92-0.95x, ResNet's 28 x 28 x 128 0.90-0.94x
-# and 14 x 14 x 256 0.95-0.98x; the suite's 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the
-# whole window, 0.95-0.97x with a window row a chunk; whole 590 KiB panels at 7 x 7 x 512
-# (7-pixel tiles) 1.07x.
+# the whole window in one chunk, 112 x 112 x 128 0.95-0.97x, ResNet's 28 x 28 x 128 0.90-0.94x
+# and 14 x 14 x 256 0.91-0.98x (a window row or the whole window a chunk); the suite's
+# 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the whole window, 0.95-0.97x with a window row a
+# chunk; whole 590 KiB panels at 7 x 7 x 512 (7-pixel tiles) 1.07x.
 CHUNK_BYTES = 192 * 1024
 L1_CHUNK_BYTES = 24 * 1024
 STREAMED_FROM_PIXELS = 12
