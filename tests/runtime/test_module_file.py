@@ -11,6 +11,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from runtime_builders import fn, mul_module
 
@@ -46,13 +47,36 @@ def _metadata(data: bytes) -> dict[str, Any]:
     return json.loads(data[HEADER_SIZE + 8:HEADER_SIZE + 8 + n])  # type: ignore[no-any-return]
 
 
+def _placed(data: bytes, misalignment: int) -> memoryview:
+    """`data` in memory that starts `misalignment` bytes past a 64-byte boundary."""
+    room = np.zeros(len(data) + 128, np.uint8)
+    start = -room.ctypes.data % 64 + misalignment
+    room[start:start + len(data)] = np.frombuffer(data, np.uint8)
+    return memoryview(room[start:start + len(data)])
+
+
+def _address(segment: memoryview) -> int:
+    return int(np.frombuffer(segment, np.uint8).ctypes.data)
+
+
 def test_round_trip_keeps_everything_and_maps_segments() -> None:
     image = mul_module()
-    data = serialize(image)
+    data = _placed(serialize(image), 0)
     loaded = deserialize(data)
     assert loaded == image  # segments are excluded from equality
     assert bytes(loaded.segments[0]) == bytes(image.segments[0])
-    assert loaded.segments[0].obj is data  # a view into the input, not a copy
+    assert loaded.segments[0].obj is data.obj  # a view into the input, not a copy
+    assert loaded.segments[0].readonly
+
+
+@pytest.mark.parametrize("misalignment", [8, 16, 32])
+def test_segments_of_a_misaligned_input_are_copied_aligned(misalignment: int) -> None:
+    """bytes lie wherever the allocator put them: the segment area is copied to a 64-byte
+    boundary, so constants read with vector loads do not straddle cache lines."""
+    image = mul_module()
+    loaded = deserialize(_placed(serialize(image), misalignment))
+    assert bytes(loaded.segments[0]) == bytes(image.segments[0])
+    assert all(_address(seg) % 64 == 0 for seg in loaded.segments if len(seg))
     assert loaded.segments[0].readonly
 
 

@@ -3,7 +3,8 @@
 The header's checksum covers the whole body, so a corrupted file is rejected before any of its
 JSON is parsed; after that every field is still verified, because a file may also be *well formed
 but wrong* (written by a buggy or hostile producer). Segments come back as memoryviews into the
-input buffer so constants and payloads are mapped, never copied.
+input buffer so constants and payloads are mapped, not copied, wherever the input lies aligned
+in memory (`_aligned_area`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
+
+import numpy as np
 
 from weir.errors import ModuleFormatError
 from weir.format.image import ModuleImage
@@ -122,7 +125,7 @@ def deserialize_with_layout(data: Buffer) -> tuple[ModuleImage, FileLayout]:
     area_start = _align(meta_end)
     if area_start > len(view):
         area_start = len(view)
-    area = view[area_start:]
+    area = _aligned_area(view[area_start:])
     placements = _segment_placements(metadata, len(area))
     segments = tuple(area[offset:offset + length].toreadonly() for offset, length in placements)
     image = image_from_json(metadata, segments)
@@ -130,6 +133,26 @@ def deserialize_with_layout(data: Buffer) -> tuple[ModuleImage, FileLayout]:
     layout = FileLayout(len(view), version, bytes(digest), HEADER_SIZE + 8, meta_length,
                         area_start, placements)
     return image, layout
+
+
+def _aligned_area(area: memoryview) -> memoryview:
+    """The segment area itself when it starts on a SEGMENT_ALIGNMENT boundary in memory (a
+    mapped file always does), else a read-only copy that does. A module given as bytes (the
+    result of `weir.compile_string`, a file read into memory) starts wherever the allocator put
+    the object, and the constants kernels read with vector loads would then straddle cache
+    lines: loaded from bytes, ResNet-18 took 1.08x and SqueezeNet 1.02x the time of the same
+    file mapped (calls alternating in one process)."""
+    if not len(area):
+        return area
+    data = np.frombuffer(area, np.uint8)
+    if data.ctypes.data % SEGMENT_ALIGNMENT == 0:
+        return area
+    room = np.empty(len(area) + SEGMENT_ALIGNMENT, np.uint8)
+    start = -room.ctypes.data % SEGMENT_ALIGNMENT
+    copy = room[start:start + len(area)]
+    copy[:] = data
+    copy.flags.writeable = False
+    return memoryview(copy)
 
 
 def _segment_placements(metadata: Any, area_size: int) -> tuple[tuple[int, int], ...]:
