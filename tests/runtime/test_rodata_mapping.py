@@ -1,12 +1,14 @@
-"""Constants (rodata) are mapped, never copied: from the module file's mmap through the VM's
-rodata register and `hal.allocator.import_rodata` to the buffer view a function returns, the
-bytes stay the file's own, read-only."""
+"""Constants (rodata) are mapped, never copied per call: from the module file's mmap through the
+VM's rodata register and `hal.allocator.import_rodata` to the buffer view a function returns,
+the bytes stay the file's own, read-only (a module given as bytes off a 64-byte boundary: one
+aligned copy made at load)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 from runtime_builders import fn
 
 from weir.format.image import ExportDef, ImportDef, ModuleImage, RodataDef, Signature
@@ -63,13 +65,27 @@ def test_a_weight_used_twice_is_stored_once_and_mapped_from_the_file(tmp_path: P
     assert first.__array_interface__["data"][0] == second.__array_interface__["data"][0]
 
 
-def test_constants_of_a_module_loaded_from_bytes_are_views_on_those_bytes() -> None:
+def _placed(data: bytes, misalignment: int) -> np.ndarray:
+    """`data` in memory that starts `misalignment` bytes past a 64-byte boundary."""
+    room = np.zeros(len(data) + 128, np.uint8)
+    start = -room.ctypes.data % 64 + misalignment
+    room[start:start + len(data)] = np.frombuffer(data, np.uint8)
+    return room[start:start + len(data)]
+
+
+@pytest.mark.parametrize("misalignment", [0, 16], ids=["aligned", "off-boundary"])
+def test_constants_of_a_module_loaded_from_bytes(misalignment: int) -> None:
+    """Views on those bytes where they lie on a 64-byte boundary; otherwise on one copy of the
+    segment area that does (module_file._aligned_area), made once at load."""
     weights = np.arange(16, dtype=np.float32)
-    data = serialize(_weights_module(weights))
-    module = load_module_bytes(data)
+    data = _placed(serialize(_weights_module(weights)), misalignment)
+    module = load_module_bytes(memoryview(data))
     instance = Instance()
     context = Context(instance, devices=[instance.create_device("local-task")], modules=[module])
     result = _call(context, "first")
+    again = _call(context, "first")
     np.testing.assert_array_equal(result, weights)
-    assert np.shares_memory(result, np.frombuffer(data, np.uint8))
+    assert np.shares_memory(result, data) == (misalignment == 0)
+    assert result.__array_interface__["data"][0] % 64 == 0
+    assert np.shares_memory(result, again)  # one copy at load, not one per call
     assert not result.flags.writeable
