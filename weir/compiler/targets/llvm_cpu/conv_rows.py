@@ -98,51 +98,42 @@ RowCopy = Callable[[ir.IRBuilder, ir.Value, ir.Value, ir.Value], None]
 
 def nchw_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
     """For an f32 NCHW input in memory (a binding), what copies its row (bn, ih) into W x C
-    scratch at a given pointer 8 x 8 elements at a time (`write_transposed`); None for any
-    other input, which `copy_input_row` copies element by element (a padded NCHW input too:
-    programs reach NCHW kernels only with convert-conv-to-channels-last disabled)."""
+    scratch at a given pointer: for a static image of fewer than 8 channels (an RGB image), 16
+    pixels at a time, a vector from each channel's plane interleaved (`_interleave`); otherwise
+    8 x 8 elements at a time (`write_transposed`). None for any other input, which
+    `copy_input_row` copies element by element (a padded NCHW input too: programs reach NCHW
+    kernels only with convert-conv-to-channels-last disabled)."""
     mem = low.memory.get(x)
     if mem is None or low.kv.dtype[x] != "f32":
         return None
+    sizes = low.kv.shape[x]
+    few = all(isinstance(d, int) for d in sizes) and int(sizes[1]) < 8  # type: ignore[arg-type]
 
     def copy(b: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
         _, chans, height, width = mem.dims
-        write_transposed(b, mem.address(b, [bn, I64(0), ih, I64(0)]), b.mul(height, width),
-                         line, chans, chans, width)
+        start = mem.address(b, [bn, I64(0), ih, I64(0)])
+        if few:
+            _, c, h, w = (int(d) for d in sizes)  # type: ignore[arg-type]
+            _interleave(b, start, h * w, line, c, w)
+            return
+        write_transposed(b, start, b.mul(height, width), line, chans, chans, width)
     return copy
-
-
-# Pixels of a row interleaved at a time by `transposed_row_copy`, one vector of each channel.
-_INTERLEAVED = 16
-
 
 def transposed_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
-    """For an f32 NHWC input that is the NCHW image of a binding transposed (the exporters'
-    network input, which convert-conv-to-channels-last turns into a transpose fused into the
-    first convolution's dispatch), what copies its row (bn, ih) into W x C scratch: for fewer
-    than 8 channels (an RGB image), 16 pixels at a time, a vector from each channel's plane
-    interleaved into 16 x C contiguous elements; otherwise 8 x 8 blocks (`write_transposed`).
-    Element by element (`copy_input_row`), the 3 x 224 x 224 input of a stem took a sixth of
-    its 3 x 3 stride-2 convolution on two threads."""
-    kv = low.kv
-    op = kv.ops[x[0]]
+    """For an NHWC input that is the NCHW image of a binding transposed (the exporters' network
+    input, which convert-conv-to-channels-last turns into a transpose fused into the first
+    convolution's dispatch): the NCHW image's row copy (`nchw_row_copy`). Element by element
+    (`copy_input_row`), the 3 x 224 x 224 input of a stem took a sixth of its 3 x 3 stride-2
+    convolution on two threads."""
+    op = low.kv.ops[x[0]]
     if not isinstance(op, k.Transpose) or tuple(op.permutation) != (0, 2, 3, 1) or \
-            kv.dtype[x] != "f32" or x in low.memory:
+            x in low.memory:
         return None
-    source = low.memory.get(kv.ref(op.input))
-    sizes = kv.shape[kv.ref(op.input)]
-    if source is None or not all(isinstance(d, int) for d in sizes):
-        return None
-    _, chans, height, width = (int(d) for d in sizes)  # type: ignore[arg-type]
+    return nchw_row_copy(low, low.kv.ref(op.input))
 
-    def copy(b: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
-        start = source.address(b, [bn, I64(0), ih, I64(0)])
-        if chans >= 8:
-            write_transposed(b, start, I64(height * width), line, I64(chans), I64(chans),
-                             I64(width))
-            return
-        _interleave(b, start, height * width, line, chans, width)
-    return copy
+
+# Pixels of a row interleaved at a time by `_interleave`, one vector of each channel.
+_INTERLEAVED = 16
 
 
 def _interleave(b: ir.IRBuilder, planes: ir.Value, plane: int, line: ir.Value, chans: int,
