@@ -2,8 +2,8 @@
 process by the same loop as numpy, eager and compiled by `torch.compile` (inductor, its default
 backend; it compiles on a warm-up call outside the timing).
 
-torch gets each input in the layout it is fastest on, converted before timing (the convolution's
-NHWC image and HWCF filter become NCHW and OIHW): the suite compares the computation, not a
+torch gets each input in the layout it is fastest on, converted before timing (the convolutions'
+NHWC images become NCHW, their HWCF and HWC filters OIHW): the suite compares the computation, not a
 layout change that the program itself does not ask for.
 """
 
@@ -39,6 +39,16 @@ def _conv2d_result(result: torch.Tensor) -> np.ndarray:
     return result.permute(0, 2, 3, 1).numpy()
 
 
+def _depthwise(image_nchw: torch.Tensor, filter_c1hw: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.conv2d(image_nchw, filter_c1hw, padding=1,
+                                      groups=image_nchw.shape[1])
+
+
+def _depthwise_inputs(image: np.ndarray, kernel: np.ndarray) -> list[torch.Tensor]:
+    return [torch.from_numpy(np.ascontiguousarray(image.transpose(0, 3, 1, 2))),
+            torch.from_numpy(np.ascontiguousarray(kernel.transpose(2, 0, 1)[:, None]))]
+
+
 _SAME_LAYOUT: dict[str, TorchFunction] = {
     "ew_mul_4k": torch.mul,
     "ew_chain_16m": lambda a, b: torch.exp(torch.abs(a) * b + a),
@@ -58,6 +68,8 @@ def torch_form(name: str, arrays: Sequence[np.ndarray]
     back in the program's layout (to check it against numpy's)."""
     if name == "conv2d":
         return _conv2d, _conv2d_inputs(*arrays), _conv2d_result
+    if name == "depthwise":
+        return _depthwise, _depthwise_inputs(*arrays), _conv2d_result
     if name not in _SAME_LAYOUT:
         raise KeyError(f"no torch form for workload {name!r}")
     return _SAME_LAYOUT[name], [torch.from_numpy(a) for a in arrays], lambda r: r.numpy()

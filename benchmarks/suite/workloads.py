@@ -71,6 +71,17 @@ def _conv2d(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     return np.tensordot(windows, kernel, axes=([4, 5, 3], [0, 1, 2]))
 
 
+def _depthwise(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """Zero padding of one, then each tap's shifted image times its per-channel weights."""
+    height, width = image.shape[1:3]
+    padded = np.pad(image, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    out = np.zeros_like(image)
+    for kh in range(kernel.shape[0]):
+        for kw in range(kernel.shape[1]):
+            out += padded[:, kh:kh + height, kw:kw + width, :] * kernel[kh, kw]
+    return out
+
+
 def _matmul(n: int) -> Workload:
     return Workload(f"matmul_{n}", Bound.COMPUTE, ((n, n), (n, n)), (n, n),
                     lambda a, b: a @ b, flops=2.0 * n ** 3)
@@ -96,6 +107,8 @@ WORKLOADS: tuple[Workload, ...] = (
              input_scales=(1.0,) + tuple(s for k, _ in _MLP_LAYERS for s in (k ** -0.5, 0.1))),
     Workload("conv2d", Bound.COMPUTE, ((1, 56, 56, 64), (3, 3, 64, 64)), (1, 54, 54, 64),
              _conv2d, flops=2.0 * 54 * 54 * 64 * 3 * 3 * 64),
+    Workload("depthwise", Bound.MEMORY, ((1, 112, 112, 64), (3, 3, 64)), (1, 112, 112, 64),
+             _depthwise, flops=2.0 * 112 * 112 * 64 * 3 * 3),
     Workload("tiny", Bound.OVERHEAD, ((4,),), (4,), lambda x: x + np.float32(1.0)),
 )
 
