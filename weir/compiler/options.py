@@ -51,8 +51,9 @@ class CompilerOptions:
     accumulate_f16_in_f32: bool = False
     # Processes that run the self-contained part of translating executables (llvm-cpu: LLVM's
     # optimisation and code generation) in parallel, when there are several
-    # (--weir-hal-executable-jobs); 0: one per available CPU, 1 (the default, until the workers'
-    # start-up is proven on every host): all in the compiling process.
+    # (--weir-hal-executable-jobs); 0: one per available CPU (weir-compile's default), 1 (the
+    # API's default: a program embedding the compiler may not want processes started for it):
+    # all in the compiling process.
     executable_jobs: int = 1
     # Record command buffers whose contents do not change between calls once, at module
     # initialisation, and replay them with each call's buffers (IREE's --iree-hal-memoization).

@@ -79,8 +79,9 @@ PARSER = FlagParser(TOOL, "[flags] INPUT.mlir (or - for stdin)", [
          "object code between compilations (default ~/.cache/weir/kernels); empty: nowhere.",
          metavar="DIR"),
     Flag("weir-hal-executable-jobs", "int", "Processes that compile executables in parallel "
-         "(llvm-cpu: LLVM's optimisation and code generation) when there are several; 0: one "
-         "per available CPU, 1 (default): all in the compiling process.", default=1, metavar="N"),
+         "(llvm-cpu: LLVM's optimisation and code generation) when there are several; 0 "
+         "(default): one per available CPU, as iree-compile's threads; 1: all in the compiling "
+         "process.", default=0, metavar="N"),
     EXECUTION_MODEL_FLAG,
     MEMOIZATION_FLAG,
     Flag("weir-stream-elide-transfers", "bool", "Use one allocation on devices that share memory "

@@ -66,9 +66,10 @@ def test_the_flag_sets_the_jobs_and_rejects_a_negative_count() -> None:
     flags = compile_tool.PARSER.parse(["--weir-hal-executable-jobs=3", "x.mlir"])
     assert compile_tool.options_from_flags(flags).executable_jobs == 3
     flags = compile_tool.PARSER.parse(["x.mlir"])
-    assert compile_tool.options_from_flags(flags).executable_jobs == 1  # the default: in process
-    flags = compile_tool.PARSER.parse(["--weir-hal-executable-jobs=0", "x.mlir"])
-    assert compile_tool.options_from_flags(flags).executable_jobs == 0  # one per CPU
+    assert compile_tool.options_from_flags(flags).executable_jobs == 0  # the tool's: one per CPU
+    assert weir.CompilerOptions().executable_jobs == 1  # the API's: in process
+    flags = compile_tool.PARSER.parse(["--weir-hal-executable-jobs=1", "x.mlir"])
+    assert compile_tool.options_from_flags(flags).executable_jobs == 1
     flags = compile_tool.PARSER.parse(["--weir-hal-executable-jobs=-1", "x.mlir"])
     with pytest.raises(UsageError, match="--weir-hal-executable-jobs: expected a count >= 0, got -1"):
         compile_tool.options_from_flags(flags)
