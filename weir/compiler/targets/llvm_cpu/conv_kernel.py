@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from weir.compiler.targets.llvm_cpu.epilogue import apply_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
@@ -33,6 +34,7 @@ from weir.compiler.targets.llvm_cpu.scalars import prefetch_l2
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
+    from weir.format import kernel_description as k
 
 _F32 = ir.FloatType()
 _I1 = ir.IntType(1)
@@ -150,8 +152,12 @@ class DirectConv:
     """Writes one convolution's row kernel into the entry's module, and the packing of its filter
     into the entry."""
 
-    def __init__(self, low: EntryLowering, name: str, g: ConvGeometry) -> None:
+    def __init__(self, low: EntryLowering, name: str, g: ConvGeometry,
+                 epilogue: k.Generic | None = None) -> None:
         self.low, self.g = low, g
+        # The entry's epilogue when it is a `vector_epilogue` (ReLU): applied to the
+        # accumulators as the last chunk of taps stores them; the caller runs no pass of it.
+        self.epilogue = epilogue
         self.blk = replace(_blocking(low.cpu), mr=tile_pixels(low.cpu, g.out_w))
         self.full_blocks = g.feats // self.blk.nr
         rest = g.feats - self.full_blocks * self.blk.nr
@@ -360,10 +366,16 @@ class DirectConv:
             with spanning:
                 self._taps(b, vectors, x, weights, slots, tap0, taps,
                            [self._input_offset(b, x, p) for p in pixels], prefetch)
+        final = None if self.epilogue is None else \
+            b.icmp_signed("==", b.add(tap0, I64(taps)), I64(g.kh * g.kw))
         for i in range(rows):
             def store(sb: ir.IRBuilder, i: int = i) -> None:
                 for j in range(vectors):
-                    self._store_c(sb, sb.load(slots[i * vectors + j]), c_rows[i], j, valid)
+                    value = sb.load(slots[i * vectors + j])
+                    if final is not None and self.epilogue is not None:
+                        value = sb.select(final, apply_epilogue(sb, value, self.epilogue),
+                                          value)
+                    self._store_c(sb, value, c_rows[i], j, valid)
             if i == 0:
                 store(b)
             else:

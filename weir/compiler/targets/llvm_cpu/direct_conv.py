@@ -30,7 +30,7 @@ from weir.compiler.targets.llvm_cpu.conv_rows import (
     transposed_row_copy,
     write_row,
 )
-from weir.compiler.targets.llvm_cpu.epilogue import finish_block
+from weir.compiler.targets.llvm_cpu.epilogue import finish_block, vector_epilogue
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range, smax, smin
 from weir.compiler.targets.llvm_cpu.padded_input import padded_row_copy
 from weir.compiler.targets.llvm_cpu.strided import packed_source
@@ -75,8 +75,14 @@ def direct_kernel(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> DirectC
         # The input is converted to scratch anyway: keep only the pixels a strided 1 x 1
         # convolution reads there, which the kernel then reads with stride 1.
         sh = sw = 1
+    # The accumulators are the output itself (NHWF in f32): an epilogue of a few exact ops
+    # (ReLU) is applied as the kernel stores them, with no pass of its own.
+    dest = low.memory.get((n, 0))
+    in_place = op.output_layout == "NHWF" and acc == "f32" and dest is not None and \
+        dest.dtype == acc
     return DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
-        chans, feats, kh, kw, out_h, out_w, sh, sw, dh, dw))
+        chans, feats, kh, kw, out_h, out_w, sh, sw, dh, dw),
+        vector_epilogue(low, n) if in_place else None)
 
 
 def channel_groups(kernel: DirectConv, row_tiles: int, work_per_tile: int) -> int:
@@ -206,7 +212,9 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
             spans = {"N": (bn, rb.add(bn, I64(1))), "H": (oh, rb.add(oh, I64(1))),
                      "W": (I64(0), out_w)}
             finish_block(low, rb, n, [spans.get(d, cols) for d in layout])
-        for_range(pb, rows[0], rows[1], finish, "finish")
+        # An epilogue the kernel applied as it stored the output leaves nothing to finish.
+        if scratch is not None or kernel.epilogue is None:
+            for_range(pb, rows[0], rows[1], finish, "finish")
     return part
 
 

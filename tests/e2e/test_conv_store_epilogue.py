@@ -1,0 +1,134 @@
+"""An elementwise epilogue of a direct convolution (epilogue.vector_epilogue: ReLU as torch-mlir
+writes it, as maximumf, ReLU6 in one generic, a scale and shift) is applied by the kernel as
+it stores its accumulators for the last chunk of taps, with no pass of its own: on windows
+summed in one chunk, in chunks of window rows and a tap at a time, with a bias starting the
+sums or a zero fill, NaN propagated as the scalar epilogue propagates it; an epilogue that
+reads another tensor (a residual add) keeps its pass. On llvm-cpu's host CPU and the generic
+x86-64 one, both drivers, against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import dense_f32
+from numpy.lib.stride_tricks import sliding_window_view
+
+import weir.api as weir
+from weir.compiler.targets.llvm_cpu import conv_kernel
+
+RNG = np.random.default_rng(29)
+
+# Body of the epilogue generic (%in: the convolution's element), and what it computes.
+EPILOGUES = {
+    "torch-relu": ("""%zero = arith.constant 0.0 : f32
+        %gt = arith.cmpf ugt, %in, %zero : f32
+        %r = arith.select %gt, %in, %zero : f32""",
+                   lambda a: np.where(np.isnan(a) | (a > 0), a, 0.0)),
+    "maximumf": ("""%zero = arith.constant 0.0 : f32
+        %r = arith.maximumf %in, %zero : f32""", lambda a: np.maximum(a, 0.0)),
+    "relu6": ("""%zero = arith.constant 0.0 : f32
+        %six = arith.constant 6.0 : f32
+        %m = arith.maximumf %in, %zero : f32
+        %r = arith.minimumf %m, %six : f32""", lambda a: np.minimum(np.maximum(a, 0.0), 6.0)),
+    "scale-shift": ("""%half = arith.constant 0.5 : f32
+        %shift = arith.constant -0.25 : f32
+        %m = arith.mulf %in, %half : f32
+        %r = arith.addf %m, %shift : f32""", lambda a: a * 0.5 - 0.25),
+}
+
+
+def _program(xs: tuple[int, ...], khw: int, f: int, stride: int, body: str, bias: bool,
+             w: np.ndarray, b: np.ndarray, residual: bool = False) -> tuple[str, tuple[int, ...]]:
+    n, h, wd, c = xs
+    oh, ow = (h - khw) // stride + 1, (wd - khw) // stride + 1
+    t = lambda *s: f"tensor<{'x'.join(map(str, s))}xf32>"  # noqa: E731
+    os = (n, oh, ow, f)
+    init = (f"%init = linalg.broadcast ins(%b : {t(f)}) outs(%e : {t(*os)}) dimensions = [0, 1, 2]"
+            if bias else
+            f"%z = arith.constant 0.0 : f32\n      %init = linalg.fill ins(%z : f32) outs(%e : {t(*os)}) -> {t(*os)}")
+    extra_in, extra_arg, extra_map, extra_block = "", "", "", ""
+    if residual:
+        extra_in, extra_arg = f", %skip: {t(*os)}", f", %skip"
+        extra_map = ", affine_map<(a, b, c, d) -> (a, b, c, d)>"
+        extra_block = ", %s: f32"
+        body = body.replace("%in", "%sum")
+        body = "%sum = arith.addf %in, %s : f32\n        " + body
+    ins = f"%cv{extra_arg} : {t(*os)}" + (f", {t(*os)}" if residual else "")
+    return f"""
+    func.func @f(%x: {t(*xs)}{extra_in}) -> {t(*os)} {{
+      %w = arith.constant {dense_f32(w)} : {t(khw, khw, c, f)}
+      %b = arith.constant {dense_f32(b)} : {t(f)}
+      %e = tensor.empty() : {t(*os)}
+      {init}
+      %cv = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}
+          ins(%x, %w : {t(*xs)}, {t(khw, khw, c, f)}) outs(%init : {t(*os)}) -> {t(*os)}
+      %r = linalg.generic {{indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>{extra_map}, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins({ins}) outs(%e : {t(*os)}) {{
+      ^bb0(%in: f32{extra_block}, %o: f32):
+        {body}
+        linalg.yield %r : f32
+      }} -> {t(*os)}
+      return %r : {t(*os)}
+    }}""", os
+
+
+def _conv(x: np.ndarray, w: np.ndarray, stride: int) -> np.ndarray:
+    k = w.shape[0]
+    views = sliding_window_view(x.astype(np.float64), (k, k), axis=(1, 2))[:, ::stride, ::stride]
+    return np.einsum("nhwcij,ijcf->nhwf", views, w.astype(np.float64))
+
+
+SHAPES = [  # input (N, H, W, C), window, F, stride
+    ((2, 9, 35, 3), 3, 40, 2),     # a stem: the window in one chunk
+    ((1, 7, 16, 200), 3, 20, 1),   # chunks of window rows (AVX-512)
+    ((1, 12, 12, 600), 3, 8, 1),   # a tap a chunk
+]
+SHAPE_IDS = ["stem", "row-chunks", "tap-chunks"]
+
+
+def _compile(src: str, cpu: str, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, int]:
+    """The module, and how many of the kernel's stores applied the epilogue."""
+    applied: list[object] = []
+    real = conv_kernel.apply_epilogue
+    monkeypatch.setattr(conv_kernel, "apply_epilogue",
+                        lambda *a: applied.append(a) or real(*a))
+    module = weir.compile_string(src, "epi.mlir", weir.CompilerOptions(
+        target_backends=("llvm-cpu",), llvmcpu_target_cpu=cpu))
+    return module, len(applied)
+
+
+@pytest.mark.parametrize("cpu", ["host", "x86-64"])
+@pytest.mark.parametrize("epilogue", list(EPILOGUES))
+@pytest.mark.parametrize("xs, khw, f, stride", SHAPES, ids=SHAPE_IDS)
+def test_epilogue_applied_at_the_last_store(cpu: str, epilogue: str, xs: tuple[int, ...],
+                                            khw: int, f: int, stride: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    body, numpy_form = EPILOGUES[epilogue]
+    bias = epilogue != "scale-shift"
+    w = (RNG.standard_normal((khw, khw, xs[3], f)) / np.sqrt(khw * khw * xs[3])).astype(np.float32)
+    b = RNG.standard_normal(f).astype(np.float32) * 3.0  # past 6 and below 0
+    src, _ = _program(xs, khw, f, stride, body, bias, w, b)
+    module, applied = _compile(src, cpu, monkeypatch)
+    assert applied > 0
+    x = RNG.standard_normal(xs).astype(np.float32) * 3.0
+    x[0, 0, 0, 0] = np.nan  # the outputs whose window holds it are NaN before the epilogue
+    expected = numpy_form(_conv(x, w, stride) + (b if bias else 0.0))
+    assert np.isnan(expected).any()
+    for driver in ("local-sync", "local-task"):
+        got = np.asarray(weir.load([module], device=driver).lookup_function("f")(x))
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
+
+
+def test_an_epilogue_reading_another_tensor_keeps_its_pass(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    xs, khw, f = (1, 7, 16, 200), 3, 20
+    w = (RNG.standard_normal((khw, khw, xs[3], f)) / np.sqrt(khw * khw * xs[3])).astype(np.float32)
+    b = RNG.standard_normal(f).astype(np.float32)
+    src, os = _program(xs, khw, f, 1, EPILOGUES["maximumf"][0], True, w, b, residual=True)
+    module, applied = _compile(src, "host", monkeypatch)
+    assert applied == 0
+    x = RNG.standard_normal(xs).astype(np.float32)
+    skip = RNG.standard_normal(os).astype(np.float32)
+    expected = np.maximum(_conv(x, w, 1) + b + skip, 0.0)
+    for driver in ("local-sync", "local-task"):
+        got = np.asarray(weir.load([module], device=driver).lookup_function("f")(x, skip))
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
