@@ -44,12 +44,15 @@ def available_cpus() -> int:
 
 
 def run_jobs(jobs: Sequence[Job | SharedJob], workers: int, filename: str,
-             preload: tuple[str, ...] = ()) -> list[bytes]:
-    """Each job's result, in order: here when `workers` is 1 or there are few jobs, otherwise
-    in up to `workers` processes (0: one per available CPU), forked from a fork server that
-    has imported the modules in `preload`. A worker that dies or cannot start is one clear
-    error naming `filename`."""
+             preload: tuple[str, ...] = (), parallel_from_chars: int = 0) -> list[bytes]:
+    """Each job's result, in order: here when `workers` is 1, when there are few jobs or when
+    the text they take (the IR they compile, counted in characters of their str arguments) is
+    below `parallel_from_chars`; otherwise in up to `workers` processes (0: one per available
+    CPU), forked from a fork server that has imported the modules in `preload`. A worker that
+    dies or cannot start is one clear error naming `filename`."""
     units, owners = _units(jobs)
+    if _text_size(units) < parallel_from_chars:
+        workers = 1
     results: list[bytes] = [b""] * len(jobs)
     for unit_owners, unit_results in zip(owners, _run_units(units, workers, filename, preload),
                                          strict=True):
@@ -77,6 +80,17 @@ def _units(jobs: Sequence[Job | SharedJob]) -> tuple[list[_Unit], list[list[int]
         units[unit_of[key]][1][-1].append(job.own)
         owners[unit_of[key]].append(i)
     return units, owners
+
+
+def _text_size(units: list[_Unit]) -> int:
+    """Characters of the str arguments of the units' functions (and of the jobs they run)."""
+    def size(value: Any) -> int:
+        if isinstance(value, str):
+            return len(value)
+        if isinstance(value, (tuple, list)):
+            return sum(size(v) for v in value)
+        return 0
+    return sum(size(args) for _, args in units)
 
 
 def _single(function: Callable[..., bytes], args: tuple[Any, ...]) -> list[bytes]:

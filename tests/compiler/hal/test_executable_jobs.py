@@ -10,6 +10,7 @@ import zlib
 import pytest
 
 import weir.api as weir
+from weir.compiler.hal import translate_executables
 from weir.compiler.jobs import PARALLEL_FROM, run_jobs, SharedJob
 from weir.errors import CompileError, UsageError
 from weir.format.module_file import deserialize
@@ -32,9 +33,12 @@ def _compile(jobs: int) -> bytes:
     return weir.compile_string(SRC, "jobs.mlir", options)
 
 
-def test_a_module_compiled_by_workers_is_the_same_as_one_compiled_here() -> None:
+def test_a_module_compiled_by_workers_is_the_same_as_one_compiled_here(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     here = _compile(1)
     assert len(deserialize(here).executables) >= PARALLEL_FROM
+    # The program is small: workers take it only without the threshold of IR text.
+    monkeypatch.setattr(translate_executables, "PARALLEL_FROM_CHARS", 0)
     assert _compile(2) == here
 
 
@@ -73,3 +77,14 @@ def test_the_flag_sets_the_jobs_and_rejects_a_negative_count() -> None:
     flags = compile_tool.PARSER.parse(["--weir-hal-executable-jobs=-1", "x.mlir"])
     with pytest.raises(UsageError, match="--weir-hal-executable-jobs: expected a count >= 0, got -1"):
         compile_tool.options_from_flags(flags)
+
+
+def test_jobs_on_little_text_run_in_this_process() -> None:
+    """Below `parallel_from_chars` characters of text arguments (the IR to compile), the jobs
+    run here: starting workers would cost more than they save."""
+    pids: list[tuple[object, tuple[object, ...]]] = [(os.getpid, ())] * PARALLEL_FROM
+    text = [(str.upper, ("x" * 1000,))]
+    here = run_jobs(pids + text, 2, "x.mlir", parallel_from_chars=1001)  # type: ignore[arg-type]
+    assert here == [os.getpid()] * PARALLEL_FROM + ["X" * 1000]
+    there = run_jobs(pids + text, 2, "x.mlir", parallel_from_chars=1000)  # type: ignore[arg-type]
+    assert os.getpid() not in there[:PARALLEL_FROM] and there[-1] == "X" * 1000

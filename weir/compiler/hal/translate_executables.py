@@ -22,6 +22,10 @@ from weir.ir.upstream import ArrayAttr, Attribute, Block, func, ModuleOp, Region
 
 # What a worker imports before its first job: the llvm-cpu jobs' module (llvmlite with it).
 _PRELOAD = ("weir.compiler.targets.llvm_cpu.object_code",)
+# Less LLVM IR than this (characters, all executables) compiles in the compiling process:
+# starting workers (0.1-0.5 s here) costs more than LLVM takes for a few small kernels, while
+# one convolution's kernel is 80-300 thousand characters and 1-2 s of LLVM.
+PARALLEL_FROM_CHARS = 200_000
 
 
 class TranslateExecutables(Pass):
@@ -41,7 +45,8 @@ class TranslateExecutables(Pass):
             entries = [functions[n] for n in entry_names]
             started.append((op, entry_names, [(t, t.start(entries, state)) for t in targets]))
         results = iter(run_jobs([job for _, _, ts in started for _, t in ts for job in t.jobs],
-                                state.options.executable_jobs, state.filename, _PRELOAD))
+                                state.options.executable_jobs, state.filename, _PRELOAD,
+                                PARALLEL_FROM_CHARS))
         for op, entry_names, translations in started:
             name = op.sym_name.data
             binaries = []
