@@ -1,6 +1,6 @@
 """The llvm-cpu direct convolution microkernel (static f32 convolutions) at its edges, on every
 host target (the `run` fixture), against numpy: output widths that are not a multiple of the
-register tile's pixels (which divide a row where they can: conv_kernel.tile_pixels), tiles
+register tile's pixels (which divide a row where they can: conv_blocking.tile_pixels), tiles
 inside one output row and tiles across rows and images, channel
 counts that are not a multiple of the vector width (filter blocks with a partial last block),
 input channels deep enough to split the window into several chunks of taps, strides,

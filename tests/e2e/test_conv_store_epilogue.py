@@ -1,10 +1,11 @@
 """An elementwise epilogue of a direct convolution (epilogue.vector_epilogue: ReLU as torch-mlir
-writes it, as maximumf, ReLU6 in one generic, a scale and shift) is applied by the kernel as
-it stores its accumulators for the last chunk of taps, with no pass of its own: on windows
-summed in one chunk, in chunks of window rows and a tap at a time, with a bias starting the
-sums or a zero fill, NaN propagated as the scalar epilogue propagates it; an epilogue that
-reads another tensor (a residual add) keeps its pass. On llvm-cpu's host CPU and the generic
-x86-64 one, both drivers, against numpy."""
+writes it, as maximumf, ReLU6 in one generic or as torch-mlir's two generics with 0-d
+constants, a scale and shift) is applied by the kernel as it stores its accumulators for the
+last chunk of taps, with no pass of its own: on windows summed in one chunk, in chunks of
+window rows and a tap at a time, with a bias starting the sums or a zero fill, NaN handled as
+the scalar epilogue handles it; the NHWC depthwise kernel applies it as it stores too; an
+epilogue that reads another tensor (a residual add) keeps its pass. On llvm-cpu's host CPU and
+the generic x86-64 one, both drivers, against numpy."""
 
 from __future__ import annotations
 
@@ -131,4 +132,79 @@ def test_an_epilogue_reading_another_tensor_keeps_its_pass(
     expected = np.maximum(_conv(x, w, 1) + b + skip, 0.0)
     for driver in ("local-sync", "local-task"):
         got = np.asarray(weir.load([module], device=driver).lookup_function("f")(x, skip))
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
+
+
+def _relu6_chain(conv: str, os: tuple[int, ...]) -> str:
+    """ReLU6 as torch-mlir exports it: two generics, each comparing with a 0-d constant."""
+    t = f"tensor<{'x'.join(map(str, os))}xf32>"
+    ident = "affine_map<(a, b, c, d) -> (a, b, c, d)>"
+    scalar = "affine_map<(a, b, c, d) -> ()>"
+    par = '["parallel", "parallel", "parallel", "parallel"]'
+    return f"""
+      %z0 = tensor.empty() : tensor<f32>
+      %zero = arith.constant 0.0 : f32
+      %lo = linalg.fill ins(%zero : f32) outs(%z0 : tensor<f32>) -> tensor<f32>
+      %s0 = tensor.empty() : tensor<f32>
+      %six = arith.constant 6.0 : f32
+      %hi = linalg.fill ins(%six : f32) outs(%s0 : tensor<f32>) -> tensor<f32>
+      %e1 = tensor.empty() : {t}
+      %g1 = linalg.generic {{indexing_maps = [{ident}, {scalar}, {ident}], iterator_types = {par}}} ins({conv}, %lo : {t}, tensor<f32>) outs(%e1 : {t}) {{
+      ^bb0(%in: f32, %l: f32, %o: f32):
+        %gt = arith.cmpf ogt, %in, %l : f32
+        %r = arith.select %gt, %in, %l : f32
+        linalg.yield %r : f32
+      }} -> {t}
+      %e2 = tensor.empty() : {t}
+      %g2 = linalg.generic {{indexing_maps = [{scalar}, {ident}, {ident}], iterator_types = {par}}} ins(%hi, %g1 : tensor<f32>, {t}) outs(%e2 : {t}) {{
+      ^bb0(%h: f32, %in: f32, %o: f32):
+        %lt = arith.cmpf olt, %h, %in : f32
+        %r = arith.select %lt, %h, %in : f32
+        linalg.yield %r : f32
+      }} -> {t}
+      return %g2 : {t}"""
+
+
+def _torch_relu6(a: np.ndarray) -> np.ndarray:
+    low = np.where(a > 0, a, 0.0)  # ogt: NaN gives 0
+    return np.where(6.0 < low, 6.0, low)
+
+
+@pytest.mark.parametrize("kind", ["direct", "depthwise"])
+def test_relu6_as_two_generics_with_scalar_constants(kind: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The direct kernel and the NHWC depthwise kernel both apply it as they store."""
+    from weir.compiler.targets.llvm_cpu import depthwise
+    xs, c = (1, 14, 30, 24), 24
+    ws = (3, 3, c, 32) if kind == "direct" else (3, 3, c)
+    os = (1, 12, 28, 32 if kind == "direct" else c)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    b = RNG.standard_normal(os[-1]).astype(np.float32) * 3.0
+    t = lambda s: f"tensor<{'x'.join(map(str, s))}xf32>"  # noqa: E731
+    op = "linalg.conv_2d_nhwc_hwcf" if kind == "direct" else "linalg.depthwise_conv_2d_nhwc_hwc"
+    src = f"""
+    func.func @f(%x: {t(xs)}) -> {t(os)} {{
+      %w = arith.constant {dense_f32(w)} : {t(ws)}
+      %b = arith.constant {dense_f32(b)} : {t(os[-1:])}
+      %e = tensor.empty() : {t(os)}
+      %init = linalg.broadcast ins(%b : {t(os[-1:])}) outs(%e : {t(os)}) dimensions = [0, 1, 2]
+      %cv = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+          ins(%x, %w : {t(xs)}, {t(ws)}) outs(%init : {t(os)}) -> {t(os)}
+      {_relu6_chain("%cv", os)}
+    }}"""
+    applied: list[object] = []
+    module_of = conv_kernel if kind == "direct" else depthwise
+    real = module_of.apply_epilogue
+    monkeypatch.setattr(module_of, "apply_epilogue", lambda *a: applied.append(a) or real(*a))
+    module = weir.compile_string(src, "relu6.mlir", weir.CompilerOptions(
+        target_backends=("llvm-cpu",)))
+    assert applied
+    x = RNG.standard_normal(xs).astype(np.float32) * 3.0
+    x[0, 5, 5, 0] = np.nan
+    views = sliding_window_view(x.astype(np.float64), (3, 3), axis=(1, 2))
+    conv = np.einsum("nhwcij,ijcf->nhwf", views, w) if kind == "direct" else \
+        np.einsum("nhwcij,ijc->nhwc", views, w)
+    expected = _torch_relu6(conv + b)
+    for driver in ("local-sync", "local-task"):
+        got = np.asarray(weir.load([module], device=driver).lookup_function("f")(x))
         np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from weir.compiler.targets.llvm_cpu.conv_kernel import (
+from weir.compiler.targets.llvm_cpu.conv_blocking import (
     CHUNK_BYTES,
     chunk_taps,
     ConvGeometry,

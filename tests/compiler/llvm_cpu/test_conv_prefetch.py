@@ -10,7 +10,7 @@ import re
 
 from lowered import lowered_entry
 
-from weir.compiler.targets.llvm_cpu.conv_kernel import (
+from weir.compiler.targets.llvm_cpu.conv_blocking import (
     chunk_taps,
     ConvGeometry,
     panel_width,

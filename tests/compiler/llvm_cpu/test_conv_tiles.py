@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from weir.compiler.targets.llvm_cpu.conv_kernel import tile_pixels
+from weir.compiler.targets.llvm_cpu.conv_blocking import tile_pixels
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 
 # Output widths of the zoo's networks and of the e2e cases, and the tile each gets.

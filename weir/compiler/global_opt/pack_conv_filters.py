@@ -48,7 +48,7 @@ class PackConvFilters(Pass):
         cpu = llvm_cpu_target(state)
         if cpu is None:
             return
-        from weir.compiler.targets.llvm_cpu.conv_kernel import panel_width
+        from weir.compiler.targets.llvm_cpu.conv_blocking import panel_width
         nr = panel_width(cpu)
         constants = constants_of(module)
         for op in list(module.walk()):

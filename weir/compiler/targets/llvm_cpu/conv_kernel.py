@@ -15,7 +15,7 @@ of nr channels (the last block zero-padded to whole vectors), so a step of k rea
 the range's pixels then run over that panel before the next block is packed, so the filter is
 packed once per workgroup range and each panel line serves every tile. A constant filter comes
 already packed (global-optimization's pack-conv-filters) and is read where it lies. The taps are split into
-chunks whose lines fit in L1, and the pixels into blocks whose input rows stay in L2. Strides
+chunks and the pixels into blocks whose input rows stay in L2 (conv_blocking.py). Strides
 and dilations are in the input addressing. Every size but the pixel range is a constant of the
 generated code, so LLVM sees fixed trip counts and offsets."""
 
@@ -26,15 +26,19 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
-from weir.compiler.targets.llvm_cpu.epilogue import apply_epilogue
+from weir.compiler.targets.llvm_cpu.conv_blocking import (
+    blocking,
+    chunk_taps,
+    ConvGeometry,
+    tile_pixels,
+)
+from weir.compiler.targets.llvm_cpu.epilogue import apply_epilogue, VectorEpilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
-from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.scalars import prefetch_l2
 
 if TYPE_CHECKING:
     from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
-    from weir.format import kernel_description as k
 
 _F32 = ir.FloatType()
 _I1 = ir.IntType(1)
@@ -45,39 +49,6 @@ _VOID = ir.VoidType()
 
 # Input channels from which the taps of a window row run as one loop (`_tile`).
 MERGED_TAPS_FROM = 16
-
-# Most bytes of panel lines in one chunk of taps. Each line is read by every tile of a block of
-# pixels, 2 vectors per mr cycles of multiply-adds: from L2 for tiles of at least
-# STREAMED_FROM_PIXELS pixels (a chunk of up to CHUNK_BYTES, about a tenth of a core's L2, beside
-# the input rows a block reads: `pixels_per_block`), which L2 sustains; narrower tiles keep their
-# chunk in L1 (L1_CHUNK_BYTES, half of a 48 KiB L1). What chunks cost is the tiles'
-# accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1, 2 MiB L2),
-# against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer (14-pixel tiles) 0.93-0.94x with
-# the whole window in one chunk, 112 x 112 x 128 0.95-0.97x, ResNet's 28 x 28 x 128 0.90-0.94x
-# and 14 x 14 x 256 0.91-0.98x (a window row or the whole window a chunk); the suite's
-# 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the whole window, 0.95-0.97x with a window row a
-# chunk; whole 590 KiB panels at 7 x 7 x 512 (7-pixel tiles) 1.07x.
-CHUNK_BYTES = 192 * 1024
-L1_CHUNK_BYTES = 24 * 1024
-STREAMED_FROM_PIXELS = 12
-
-
-@dataclass(frozen=True)
-class ConvGeometry:
-    """The static sizes of one convolution, as the kernel reads them: input rows are W x C
-    (pixel stride C), the accumulator row OW x F (row stride given at run time)."""
-
-    chans: int
-    feats: int
-    kh: int
-    kw: int
-    out_h: int
-    out_w: int
-    sh: int
-    sw: int
-    dh: int
-    dw: int
-
 
 @dataclass(frozen=True)
 class Pixels:
@@ -100,49 +71,6 @@ class Panel:
     prepacked: bool
 
 
-@dataclass(frozen=True)
-class _Blocking:
-    lanes: int    # f32 elements per vector register
-    mr: int       # output pixels per register tile
-    vectors: int  # vectors of output channels per register tile
-
-    @property
-    def nr(self) -> int:
-        return self.lanes * self.vectors
-
-
-def _blocking(cpu: CpuTarget) -> _Blocking:
-    """16 vector registers (SSE2, AVX2) hold 6 x 2 accumulators, the two filter vectors and a
-    broadcast; AVX-512's 32 hold 12 x 2 of them."""
-    return _Blocking(lanes=cpu.vector_bits // 32, mr=12 if cpu.vector_bits == 512 else 6,
-                     vectors=2)
-
-
-def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
-    """Output pixels per register tile for output rows of `out_w` pixels: a count whose tiles
-    never straddle two rows, where one is near the default. A tile inside one row reads its
-    inputs at constant offsets from one pointer; a tile that straddles rows needs a pointer
-    per pixel, and the loop spills them (measured one thread, AVX-512: ResNet's 3 x 3
-    convolutions at 7 x 7 took 0.84-0.94x the time with 7-pixel tiles, SqueezeNet's at
-    13 x 13 0.85x with 13-pixel ones, at 55 x 55 0.86-0.90x with 11). Up to two pixels more
-    than the default still leave the loop its filter vectors and a broadcast (14 x 2 + 3 of
-    AVX-512's 32 registers); fewer than three quarters of it load too many broadcasts per
-    product, except where the row is that short. (Tiles of two 7-pixel rows were slower
-    than of one: workgroups of one output row left them half empty.) Without such a count
-    the default stays, its tiles straddling rows now and then (111 pixels: a ninth of them)."""
-    default = _blocking(cpu).mr
-    most = default + 2 if cpu.vector_bits == 512 else default
-    if out_w <= most:
-        return out_w
-    fits = [mr for mr in range(most, -(-3 * default // 4) - 1, -1) if out_w % mr == 0]
-    return fits[0] if fits else default
-
-
-def panel_width(cpu: CpuTarget) -> int:
-    """Output channels per panel of the filter (pack_conv_filters.py packs constant filters so)."""
-    return _blocking(cpu).nr
-
-
 def direct_conv_applies(dtypes: tuple[str, str, str], static: list[object]) -> bool:
     """The kernel covers f32 input, filter and accumulator with every size known."""
     return dtypes == ("f32", "f32", "f32") and all(isinstance(d, int) for d in static)
@@ -153,12 +81,12 @@ class DirectConv:
     into the entry."""
 
     def __init__(self, low: EntryLowering, name: str, g: ConvGeometry,
-                 epilogue: k.Generic | None = None) -> None:
+                 epilogue: VectorEpilogue | None = None) -> None:
         self.low, self.g = low, g
         # The entry's epilogue when it is a `vector_epilogue` (ReLU): applied to the
         # accumulators as the last chunk of taps stores them; the caller runs no pass of it.
         self.epilogue = epilogue
-        self.blk = replace(_blocking(low.cpu), mr=tile_pixels(low.cpu, g.out_w))
+        self.blk = replace(blocking(low.cpu), mr=tile_pixels(low.cpu, g.out_w))
         self.full_blocks = g.feats // self.blk.nr
         rest = g.feats - self.full_blocks * self.blk.nr
         # The last, partial block of channels: its vectors and valid channels (0: none).
@@ -459,22 +387,6 @@ class DirectConv:
         for lane in range(count):
             b.store(b.extract_element(value, ir.Constant(_I32, lane)),
                     b.gep(at, [I64(lane)], inbounds=True), align=4)
-
-
-def chunk_taps(g: ConvGeometry, nr: int, mr: int) -> int:
-    """Window taps whose panel lines (C x nr per tap) all the tiles of a block of pixels run
-    over before the next chunk's: whole window rows, as many as fit in the chunk budget for
-    tiles of `mr` pixels (CHUNK_BYTES, or L1_CHUNK_BYTES below STREAMED_FROM_PIXELS), so the
-    taps of a window row run as one loop (`_taps`) and each tile's accumulators are loaded and
-    stored once per chunk; single taps only where one window row's lines exceed it. C is stored
-    and reloaded between chunks, which keeps the sum in (kh, kw, c) order."""
-    budget = CHUNK_BYTES if mr >= STREAMED_FROM_PIXELS else L1_CHUNK_BYTES
-    line = g.chans * nr * 4
-    rows = min(g.kh, budget // (g.kw * line))
-    if rows:
-        return g.kw * -(-g.kh // -(-g.kh // rows))  # as even as chunks of `rows` go
-    taps, most = g.kh * g.kw, max(1, budget // line)
-    return -(-taps // -(-taps // most))
 
 
 def _whole_window_rows(kernel: DirectConv, taps: int) -> bool:

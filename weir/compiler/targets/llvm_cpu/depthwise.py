@@ -34,7 +34,12 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     starts_from_zero,
 )
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
-from weir.compiler.targets.llvm_cpu.epilogue import finish_block
+from weir.compiler.targets.llvm_cpu.epilogue import (
+    apply_epilogue,
+    finish_block,
+    vector_epilogue,
+    VectorEpilogue,
+)
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range, smin
 from weir.compiler.targets.llvm_cpu.padded_input import (
     by_border_rows,
@@ -117,6 +122,8 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
     # the input lines a block reads stay in L1 from one output row to the next (KH rows read
     # each), and the band stays in L2 for the other blocks.
     from_zero = bias is None and starts_from_zero(low, init)
+    # An epilogue of a few exact ops (ReLU6) is applied as the sums are stored: no pass of it.
+    epilogue = vector_epilogue(low, n)
     band = band_rows(int(shape["C"]), int(shape["W"]), int(kv.shape[x][2]))
 
     def rows_of(rb: ir.IRBuilder, first: ir.Value, last: ir.Value) -> None:
@@ -135,7 +142,7 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
 
             def run(eb: ir.IRBuilder, check_h: bool) -> None:
                 _nhwc_block(eb, op, xm, at, c, int(shape["W"]), int(shape["C"]), ch, width,
-                            weights, image, check_h, bias, from_zero)
+                            weights, image, check_h, bias, from_zero, epilogue)
             by_border_rows(hb, image, at["H"], int(shape["H"]), kh_n, op.strides[0],
                            op.dilations[0], run)
 
@@ -154,7 +161,8 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
             finish_block(low, fb, n, [(at["N"], fb.add(at["N"], I64(1))),
                                       (at["H"], fb.add(at["H"], I64(1))), (I64(0), ow_n),
                                       (I64(0), c_n)])
-        for_range(rb, first, last, finish, "finish")
+        if epilogue is None:
+            for_range(rb, first, last, finish, "finish")
 
     def band_of(bb: ir.IRBuilder, i: ir.Value) -> None:
         first = bb.add(lo, bb.mul(i, I64(band)))
@@ -168,7 +176,8 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
 def _nhwc_block(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, at: dict[str, ir.Value],
                 c: Strided, out_w: int, chans: int, ch: ir.Value, width: int,
                 weights: list[list[ir.Value]], image: PaddedImage | None, check_h: bool,
-                bias: ir.Value | None, from_zero: bool) -> None:
+                bias: ir.Value | None, from_zero: bool,
+                epilogue: VectorEpilogue | None) -> None:
     """One block of channels (`width` from `ch`) of one output row, PIXELS output pixels at a
     time, each accumulating its taps, so the multiply-adds of different pixels overlap instead
     of waiting on one another and only the input is loaded per product.
@@ -177,7 +186,8 @@ def _nhwc_block(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, at: dict[str, ir.Valu
     left or right border check each tap's column, and a row whose window crosses the top or
     bottom border (`check_h`) each tap's row; a tap outside reads the pad's value. The sums
     start from the `bias` (C values) when there is one, from zero when `from_zero` (an init of
-    zeros, which then is never written or read), else from the output row."""
+    zeros, which then is never written or read), else from the output row; an `epilogue` is
+    applied to them as they are stored."""
     (sh, sw), (dh, dw) = op.strides, op.dilations
     kh_n, kw_n = len(weights), len(weights[0])
     top, left = (image.top, image.left) if image else (0, 0)
@@ -211,6 +221,8 @@ def _nhwc_block(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, at: dict[str, ir.Valu
                         value = pb.select(ok, value, pad)
                     accs[u] = fmuladd(pb, value, weights[kh][kw], accs[u])
         for acc, out in zip(accs, outs):
+            if epilogue is not None:
+                acc = apply_epilogue(pb, acc, epilogue)
             store_f32(pb, acc, out, width)
             # The same line of the next output row, fetched for ownership while this row
             # runs: in a call a depthwise layer's output lines are cold, and each store

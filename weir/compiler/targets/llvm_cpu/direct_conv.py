@@ -15,13 +15,8 @@ from typing import TYPE_CHECKING, Callable
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into, bias_row
-from weir.compiler.targets.llvm_cpu.conv_kernel import (
-    ConvGeometry,
-    DirectConv,
-    Pixels,
-    direct_conv_applies,
-    panel_width,
-)
+from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry, panel_width
+from weir.compiler.targets.llvm_cpu.conv_kernel import DirectConv, Pixels, direct_conv_applies
 from weir.compiler.targets.llvm_cpu.conv_rows import (
     copy_input_row,
     fill_row,

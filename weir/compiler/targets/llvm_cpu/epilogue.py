@@ -7,6 +7,7 @@ value in place (so the epilogue must keep the root's element type, or the root b
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -128,7 +129,6 @@ def finish_block(low: EntryLowering, b: ir.IRBuilder, n: int,
         for_nest(b, bounds, body, "epi")
 
 
-
 # Ops a vector epilogue may use (f32 values, i1 comparisons): those of ReLU as exporters write
 # it (torch-mlir: select(cmpf ugt x, 0; x, 0); others: maximumf(x, 0)), ReLU6's clamps, and
 # a scale or shift by constants. Each is exact in f32, so vector lanes give what the scalar
@@ -137,52 +137,111 @@ _VECTOR_OPS = frozenset({"cmpf", "select", "maximumf", "minimumf", "maxnumf", "m
                          "addf", "subf", "mulf"})
 
 
-def vector_epilogue(low: EntryLowering, root: int) -> k.Generic | None:
-    """The epilogue of `root` when a kernel may apply it to its f32 accumulators as it stores
-    them for the last time (`apply_epilogue`), instead of the epilogue's pass reading the
-    output back (a 3 x 3 stem of 3 channels spent 10% of its time in its ReLU's pass): one
-    elementwise generic, written in place over the root's result, whose body computes from
-    the root's element and f32 constants alone, with the ops of _VECTOR_OPS."""
+@dataclass(frozen=True)
+class VectorEpilogue:
+    """An epilogue a kernel applies to its f32 accumulators as it stores them for the last
+    time (`apply_epilogue`): the stored `value`, an expression of the `root`'s element."""
+
+    kv: KernelValues
+    root: int
+    value: ValueRef
+
+
+def vector_epilogue(low: EntryLowering, root: int) -> VectorEpilogue | None:
+    """The epilogue of `root` when it can be applied to the root's f32 element in registers,
+    instead of a pass reading the output back (a 3 x 3 stem of 3 channels spent 10% of its
+    time in its ReLU's pass): one value, written in place over the root's result, made by
+    elementwise generics (identity maps, f32) from the root's element and f32 constants
+    (scalars of their bodies, or 0-d fills read as scalars: ReLU6 as torch-mlir exports it is
+    two such generics), with the ops of _VECTOR_OPS."""
     kv = low.kv
     out = (root, 0)
     if low.epilogue is None or low.epilogue[0] != root or low.finished_in_place != out:
         return None
     targets = low.epilogue[1]
     identity = tuple(range(len(kv.shape[out])))
-    if len(targets) != 1 or targets[0][2] != identity:
+    if len(targets) != 1 or targets[0][2] != identity or kv.dtype[out] != "f32":
         return None
-    v = targets[0][0]
-    op = kv.ops[v[0]]
-    if not isinstance(op, k.Generic) or op.inputs != (root,) or len(op.outputs) != 1 or \
-            op.captures or op.checks or any(i != "parallel" for i in op.iterators) or \
-            any(m != identity for m in op.maps) or kv.dtype[v] != "f32" or \
-            kv.dtype[out] != "f32":
+    value = targets[0][0]
+    pending, checked = [value], {out}
+    while pending:
+        v = pending.pop()
+        if v in checked:
+            continue
+        op = kv.ops[v[0]]
+        if kv.dtype[v] != "f32" or not isinstance(op, k.Generic) or v[1] != 0 or \
+                len(op.outputs) != 1 or op.captures or op.checks or \
+                any(i != "parallel" for i in op.iterators):
+            return None
+        for i, m in zip(op.inputs, op.maps):
+            ref = kv.ref(i)
+            if m == () and _scalar_fill(kv, ref) is not None:
+                continue
+            if m != identity:
+                return None
+            pending.append(ref)
+        if op.maps[len(op.inputs)] != identity or not _vector_body(op):
+            return None
+        checked.add(v)
+    return VectorEpilogue(kv, root, value)
+
+
+def _scalar_fill(kv: KernelValues, ref: ValueRef) -> float | None:
+    """The value of a 0-d f32 fill with a constant (an exporter's scalar constant)."""
+    op = kv.ops[ref[0]]
+    if kv.shape[ref] != () or kv.dtype[ref] != "f32" or not isinstance(op, k.Fill) or \
+            not isinstance(op.value, (int, float)):
         return None
-    known = {0}  # scalar 0: the input's element, the root's; 1 (the output's) is never read
-    for number, scalar in enumerate(op.body, start=2):
+    return float(op.value)
+
+
+def _vector_body(op: k.Generic) -> bool:
+    """Whether the body reads its inputs and f32 constants only (never its output), with the
+    ops of _VECTOR_OPS, and yields one of them."""
+    known = set(range(len(op.inputs)))
+    for number, scalar in enumerate(op.body, start=len(op.inputs) + len(op.outputs)):
         if scalar.op == "constant":
             if scalar.dtype != "f32" or not isinstance(scalar.attr, (int, float)):
-                return None
+                return False
         elif scalar.op not in _VECTOR_OPS or not set(scalar.args) <= known or \
                 scalar.dtype not in ("f32", "i1"):
-            return None
+            return False
         known.add(number)
-    return op if op.yields[0] in known else None
+    return op.yields[0] in known
 
 
-def apply_epilogue(b: ir.IRBuilder, value: ir.Value, op: k.Generic) -> ir.Value:
-    """`op`'s body (a `vector_epilogue`) on the f32 lanes of `value`, op by op as the scalar
-    epilogue emits it."""
-    lanes = value.type.count
-    values: dict[int, ir.Value] = {0: value}
-    dtypes: dict[int, str] = {0: "f32"}
-    for number, scalar in enumerate(op.body, start=2):
-        dtypes[number] = scalar.dtype
-        if scalar.op == "constant":
-            values[number] = ir.Constant(ir.VectorType(ir.FloatType(), lanes),
-                                         [float(scalar.attr)] * lanes)  # type: ignore[arg-type]
-            continue
-        values[number] = s.emit_scalar(b, scalar.op, [values[a] for a in scalar.args],
-                                       scalar.dtype, scalar.attr,
-                                       [dtypes[a] for a in scalar.args])
-    return values[op.yields[0]]
+def apply_epilogue(b: ir.IRBuilder, value: ir.Value, epilogue: VectorEpilogue) -> ir.Value:
+    """The epilogue on the f32 lanes of `value` (the root's elements; or one, a scalar), op by
+    op as the scalar epilogue emits it."""
+    kv = epilogue.kv
+    lanes = value.type.count if isinstance(value.type, ir.VectorType) else 0
+
+    def splat(constant: float) -> ir.Constant:
+        if not lanes:
+            return ir.Constant(ir.FloatType(), constant)
+        return ir.Constant(ir.VectorType(ir.FloatType(), lanes), [constant] * lanes)
+    done: dict[ValueRef, ir.Value] = {(epilogue.root, 0): value}
+
+    def evaluate(v: ValueRef) -> ir.Value:
+        if v in done:
+            return done[v]
+        op = kv.ops[v[0]]
+        assert isinstance(op, k.Generic)
+        values: dict[int, ir.Value] = {}
+        dtypes: dict[int, str] = {}
+        for j, i in enumerate(op.inputs):
+            ref = kv.ref(i)
+            scalar = _scalar_fill(kv, ref) if op.maps[j] == () else None
+            values[j] = splat(scalar) if scalar is not None else evaluate(ref)
+            dtypes[j] = "f32"
+        for number, scalar_op in enumerate(op.body, start=len(op.inputs) + len(op.outputs)):
+            dtypes[number] = scalar_op.dtype
+            if scalar_op.op == "constant":
+                values[number] = splat(float(scalar_op.attr))  # type: ignore[arg-type]
+                continue
+            values[number] = s.emit_scalar(b, scalar_op.op, [values[a] for a in scalar_op.args],
+                                           scalar_op.dtype, scalar_op.attr,
+                                           [dtypes[a] for a in scalar_op.args])
+        done[v] = values[op.yields[0]]
+        return done[v]
+    return evaluate(epilogue.value)

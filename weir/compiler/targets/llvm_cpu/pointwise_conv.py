@@ -36,7 +36,7 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     starts_from_zero,
     Strided,
 )
-from weir.compiler.targets.llvm_cpu.conv_kernel import panel_width
+from weir.compiler.targets.llvm_cpu.conv_blocking import panel_width
 from weir.compiler.targets.llvm_cpu.gemm import panel_columns
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef

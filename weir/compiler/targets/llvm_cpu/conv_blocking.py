@@ -1,0 +1,102 @@
+"""How the direct convolution kernel (conv_kernel.py) is blocked for a CPU and a convolution's
+static sizes: its register tile (pixels x vectors of output channels), the width of the
+filter's panels (what pack-conv-filters packs constant filters to at compile time), and the
+chunks of window taps a block of pixels runs over. Decisions only: the kernel writes the
+code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from weir.compiler.targets.llvm_cpu.machine import CpuTarget
+
+# Most bytes of panel lines in one chunk of taps. Each line is read by every tile of a block of
+# pixels, 2 vectors per mr cycles of multiply-adds: from L2 for tiles of at least
+# STREAMED_FROM_PIXELS pixels (a chunk of up to CHUNK_BYTES, about a tenth of a core's L2, beside
+# the input rows a block reads: `pixels_per_block`), which L2 sustains; narrower tiles keep their
+# chunk in L1 (L1_CHUNK_BYTES, half of a 48 KiB L1). What chunks cost is the tiles'
+# accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1, 2 MiB L2),
+# against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer (14-pixel tiles) 0.93-0.94x with
+# the whole window in one chunk, 112 x 112 x 128 0.95-0.97x, ResNet's 28 x 28 x 128 0.90-0.94x
+# and 14 x 14 x 256 0.91-0.98x (a window row or the whole window a chunk); the suite's
+# 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the whole window, 0.95-0.97x with a window row a
+# chunk; whole 590 KiB panels at 7 x 7 x 512 (7-pixel tiles) 1.07x.
+CHUNK_BYTES = 192 * 1024
+L1_CHUNK_BYTES = 24 * 1024
+STREAMED_FROM_PIXELS = 12
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """The static sizes of one convolution, as the kernel reads them: input rows are W x C
+    (pixel stride C), the accumulator row OW x F (row stride given at run time)."""
+
+    chans: int
+    feats: int
+    kh: int
+    kw: int
+    out_h: int
+    out_w: int
+    sh: int
+    sw: int
+    dh: int
+    dw: int
+
+
+@dataclass(frozen=True)
+class Blocking:
+    lanes: int    # f32 elements per vector register
+    mr: int       # output pixels per register tile
+    vectors: int  # vectors of output channels per register tile
+
+    @property
+    def nr(self) -> int:
+        return self.lanes * self.vectors
+
+
+def blocking(cpu: CpuTarget) -> Blocking:
+    """16 vector registers (SSE2, AVX2) hold 6 x 2 accumulators, the two filter vectors and a
+    broadcast; AVX-512's 32 hold 12 x 2 of them."""
+    return Blocking(lanes=cpu.vector_bits // 32, mr=12 if cpu.vector_bits == 512 else 6,
+                     vectors=2)
+
+
+def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
+    """Output pixels per register tile for output rows of `out_w` pixels: a count whose tiles
+    never straddle two rows, where one is near the default. A tile inside one row reads its
+    inputs at constant offsets from one pointer; a tile that straddles rows needs a pointer
+    per pixel, and the loop spills them (measured one thread, AVX-512: ResNet's 3 x 3
+    convolutions at 7 x 7 took 0.84-0.94x the time with 7-pixel tiles, SqueezeNet's at
+    13 x 13 0.85x with 13-pixel ones, at 55 x 55 0.86-0.90x with 11). Up to two pixels more
+    than the default still leave the loop its filter vectors and a broadcast (14 x 2 + 3 of
+    AVX-512's 32 registers); fewer than three quarters of it load too many broadcasts per
+    product, except where the row is that short. (Tiles of two 7-pixel rows were slower
+    than of one: workgroups of one output row left them half empty.) Without such a count
+    the default stays, its tiles straddling rows now and then (111 pixels: a ninth of them)."""
+    default = blocking(cpu).mr
+    most = default + 2 if cpu.vector_bits == 512 else default
+    if out_w <= most:
+        return out_w
+    fits = [mr for mr in range(most, -(-3 * default // 4) - 1, -1) if out_w % mr == 0]
+    return fits[0] if fits else default
+
+
+def panel_width(cpu: CpuTarget) -> int:
+    """Output channels per panel of the filter (pack_conv_filters.py packs constant filters so)."""
+    return blocking(cpu).nr
+
+
+def chunk_taps(g: ConvGeometry, nr: int, mr: int) -> int:
+    """Window taps whose panel lines (C x nr per tap) all the tiles of a block of pixels run
+    over before the next chunk's: whole window rows, as many as fit in the chunk budget for
+    tiles of `mr` pixels (CHUNK_BYTES, or L1_CHUNK_BYTES below STREAMED_FROM_PIXELS), so the
+    taps of a window row run as one loop (`_taps`) and each tile's accumulators are loaded and
+    stored once per chunk; single taps only where one window row's lines exceed it. C is stored
+    and reloaded between chunks, which keeps the sum in (kh, kw, c) order."""
+    budget = CHUNK_BYTES if mr >= STREAMED_FROM_PIXELS else L1_CHUNK_BYTES
+    line = g.chans * nr * 4
+    rows = min(g.kh, budget // (g.kw * line))
+    if rows:
+        return g.kw * -(-g.kh // -(-g.kh // rows))  # as even as chunks of `rows` go
+    taps, most = g.kh * g.kw, max(1, budget // line)
+    return -(-taps // -(-taps // most))
