@@ -49,7 +49,7 @@ def _program(xs: tuple[int, ...], khw: int, f: int, stride: int, body: str, bias
             f"%z = arith.constant 0.0 : f32\n      %init = linalg.fill ins(%z : f32) outs(%e : {t(*os)}) -> {t(*os)}")
     extra_in, extra_arg, extra_map, extra_block = "", "", "", ""
     if residual:
-        extra_in, extra_arg = f", %skip: {t(*os)}", f", %skip"
+        extra_in, extra_arg = f", %skip: {t(*os)}", ", %skip"
         extra_map = ", affine_map<(a, b, c, d) -> (a, b, c, d)>"
         extra_block = ", %s: f32"
         body = body.replace("%in", "%sum")

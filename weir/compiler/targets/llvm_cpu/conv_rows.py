@@ -119,6 +119,7 @@ def nchw_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
         write_transposed(b, start, b.mul(height, width), line, chans, chans, width)
     return copy
 
+
 def transposed_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
     """For an NHWC input that is the NCHW image of a binding transposed (the exporters' network
     input, which convert-conv-to-channels-last turns into a transpose fused into the first

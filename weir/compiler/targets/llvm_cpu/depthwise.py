@@ -13,8 +13,8 @@ and the output:
   when the stride is not 1 (MobileNet's downsampling layers).
 
 Each accumulator vector starts from the bias (NHWC), from zero (NHWC, an init of zeros) or from
-the output (initialised from the init, as the other convolutions do), gains the taps in (kh, kw) order (multiply-adds, which LLVM fuses where the
-CPU has FMA), and is stored once. Channels or widths past the last whole vector run the same
+the output (initialised from the init, as the other convolutions do), gains the taps in (kh, kw)
+order (multiply-adds, which LLVM fuses where the CPU has FMA), and is stored once. Channels or widths past the last whole vector run the same
 taps on scalars. Rows are the workgroups.
 
 An NHWC input that is a pad of an image (padded_input.py) is read from the image: only the
@@ -137,8 +137,7 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
         def one_row(hb: ir.IRBuilder, r: ir.Value, ch: ir.Value, width: int,
                     weights: list[list[ir.Value]]) -> None:
             at = position(hb, r)
-            c, _ = accumulate_into(low, hb, init, dest, [at["N"], at["H"]], (I64(0), ow_n),
-                                   (I64(0), c_n), "f32", fill=False)
+            c = Strided(dest.address(hb, [at["N"], at["H"], I64(0), I64(0)]), c_n, "f32")
 
             def run(eb: ir.IRBuilder, check_h: bool) -> None:
                 _nhwc_block(eb, op, xm, at, c, int(shape["W"]), int(shape["C"]), ch, width,
@@ -197,7 +196,7 @@ def _nhwc_block(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, at: dict[str, ir.Valu
     if bias is not None:
         start = load_f32(b, b.gep(bias, [ch], inbounds=True), width)
     elif from_zero:
-        start = splat(b, ir.Constant(_F32, 0.0), width) if width > 1 else ir.Constant(_F32, 0.0)
+        start = splat(b, ir.Constant(_F32, 0.0), width)
     pad = None if image is None else image.pad_lanes(width)
 
     def pixels(pb: ir.IRBuilder, first: ir.Value, count: int, check_w: bool) -> None:

@@ -70,14 +70,18 @@ def direct_kernel(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> DirectC
         # The input is converted to scratch anyway: keep only the pixels a strided 1 x 1
         # convolution reads there, which the kernel then reads with stride 1.
         sh = sw = 1
-    # The accumulators are the output itself (NHWF in f32): an epilogue of a few exact ops
-    # (ReLU) is applied as the kernel stores them, with no pass of its own.
-    dest = low.memory.get((n, 0))
-    in_place = op.output_layout == "NHWF" and acc == "f32" and dest is not None and \
-        dest.dtype == acc
+    # Where the accumulators are the output itself, an epilogue of a few exact ops (ReLU) is
+    # applied as the kernel stores them, with no pass of its own.
     return DirectConv(low, f"{low.symbol}.conv{n}", ConvGeometry(
         chans, feats, kh, kw, out_h, out_w, sh, sw, dh, dw),
-        vector_epilogue(low, n) if in_place else None)
+        vector_epilogue(low, n) if accumulates_in_output(low, n, op, acc) else None)
+
+
+def accumulates_in_output(low: EntryLowering, n: int, op: k.Conv2D, acc: str) -> bool:
+    """Whether the kernel accumulates in the output itself (NHWF in the accumulator type);
+    otherwise in scratch rows written back in the output's layout and type."""
+    dest = low.memory.get((n, 0))
+    return op.output_layout == "NHWF" and dest is not None and dest.dtype == acc
 
 
 def channel_groups(kernel: DirectConv, row_tiles: int, work_per_tile: int) -> int:
@@ -144,7 +148,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
         if band is None else None
     nr = I64(kernel.blk.nr)
     row = None
-    if layout == "NHWF" and dest.dtype == acc:
+    if accumulates_in_output(low, n, op, acc):
         scratch = None
         c, c_first = dest.ptr, I64(0)
         # A bias starts the kernel's tiles: no pass writing it into the output first.
@@ -208,7 +212,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
                      "W": (I64(0), out_w)}
             finish_block(low, rb, n, [spans.get(d, cols) for d in layout])
         # An epilogue the kernel applied as it stored the output leaves nothing to finish.
-        if scratch is not None or kernel.epilogue is None:
+        if kernel.epilogue is None:
             for_range(pb, rows[0], rows[1], finish, "finish")
     return part
 
