@@ -1,10 +1,11 @@
-"""An elementwise epilogue of a direct convolution (epilogue.vector_epilogue: ReLU as torch-mlir
-writes it, as maximumf, ReLU6 in one generic or as torch-mlir's two generics with 0-d
-constants, a scale and shift) is applied by the kernel as it stores its accumulators for the
-last chunk of taps, with no pass of its own: on windows summed in one chunk, in chunks of
-window rows and a tap at a time, with a bias starting the sums or a zero fill, NaN handled as
-the scalar epilogue handles it; the NHWC depthwise kernel applies it as it stores too; an
-epilogue that reads another tensor (a residual add) keeps its pass. On llvm-cpu's host CPU and
+"""An elementwise epilogue of a convolution (epilogue.vector_epilogue: ReLU as torch-mlir writes
+it, as maximumf, ReLU6 in one generic or as torch-mlir's two generics with 0-d constants, a
+scale and shift, a residual add) is applied as the kernel stores its sums for the last time,
+with no pass of its own. The direct kernel: on windows summed in one chunk, in chunks of window
+rows and a tap at a time, with a bias starting the sums or a zero fill. The GEMM of a 1 x 1
+convolution (its `_e<key>` entry point): on sums of one depth block and of several, full and
+partial panels of channels, ragged rows, started from a bias, zero or a filled init. The NHWC
+depthwise kernel too. NaN handled as the scalar epilogue handles it. On llvm-cpu's host CPU and
 the generic x86-64 one, both drivers, against numpy."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from conftest import dense_f32
 from numpy.lib.stride_tricks import sliding_window_view
 
 import weir.api as weir
-from weir.compiler.targets.llvm_cpu import conv_kernel
+from weir.compiler.targets.llvm_cpu import conv_kernel, pointwise_conv
 
 RNG = np.random.default_rng(29)
 
@@ -39,14 +40,16 @@ EPILOGUES = {
 
 
 def _program(xs: tuple[int, ...], khw: int, f: int, stride: int, body: str, bias: bool,
-             w: np.ndarray, b: np.ndarray, residual: bool = False) -> tuple[str, tuple[int, ...]]:
+             w: np.ndarray, b: np.ndarray, residual: bool = False,
+             fill: float = 0.0) -> tuple[str, tuple[int, ...]]:
+    """Without a bias the sums start from a fill with `fill`."""
     n, h, wd, c = xs
     oh, ow = (h - khw) // stride + 1, (wd - khw) // stride + 1
     t = lambda *s: f"tensor<{'x'.join(map(str, s))}xf32>"  # noqa: E731
     os = (n, oh, ow, f)
     init = (f"%init = linalg.broadcast ins(%b : {t(f)}) outs(%e : {t(*os)}) dimensions = [0, 1, 2]"
             if bias else
-            f"%z = arith.constant 0.0 : f32\n      %init = linalg.fill ins(%z : f32) outs(%e : {t(*os)}) -> {t(*os)}")
+            f"%z = arith.constant {fill!r} : f32\n      %init = linalg.fill ins(%z : f32) outs(%e : {t(*os)}) -> {t(*os)}")
     extra_in, extra_arg, extra_map, extra_block = "", "", "", ""
     if residual:
         extra_in, extra_arg = f", %skip: {t(*os)}", ", %skip"
@@ -87,11 +90,15 @@ SHAPE_IDS = ["stem", "row-chunks", "tap-chunks"]
 
 
 def _compile(src: str, cpu: str, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, int]:
-    """The module, and how many of the kernel's stores applied the epilogue."""
+    """The module, and how many of the direct kernel's stores, and calls of the GEMM, applied
+    the epilogue."""
     applied: list[object] = []
     real = conv_kernel.apply_epilogue
     monkeypatch.setattr(conv_kernel, "apply_epilogue",
                         lambda *a: applied.append(a) or real(*a))
+    gemm = pointwise_conv.call_gemm_epilogue
+    monkeypatch.setattr(pointwise_conv, "call_gemm_epilogue",
+                        lambda *a: applied.append(a) or gemm(*a))
     module = weir.compile_string(src, "epi.mlir", weir.CompilerOptions(
         target_backends=("llvm-cpu",), llvmcpu_target_cpu=cpu))
     return module, len(applied)
@@ -119,19 +126,60 @@ def test_epilogue_applied_at_the_last_store(cpu: str, epilogue: str, xs: tuple[i
         np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
 
 
-def test_an_epilogue_reading_another_tensor_keeps_its_pass(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    xs, khw, f = (1, 7, 16, 200), 3, 20
+@pytest.mark.parametrize("xs, khw, f, stride", SHAPES, ids=SHAPE_IDS)
+def test_a_residual_add_applied_at_the_last_store(xs: tuple[int, ...], khw: int, f: int,
+                                                  stride: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The residual's elements are read where the output's lie, at the last chunk's store only
+    (stored at an earlier chunk, a partial sum would gain it)."""
     w = (RNG.standard_normal((khw, khw, xs[3], f)) / np.sqrt(khw * khw * xs[3])).astype(np.float32)
     b = RNG.standard_normal(f).astype(np.float32)
-    src, os = _program(xs, khw, f, 1, EPILOGUES["maximumf"][0], True, w, b, residual=True)
+    src, os = _program(xs, khw, f, stride, EPILOGUES["maximumf"][0], True, w, b, residual=True)
     module, applied = _compile(src, "host", monkeypatch)
-    assert applied == 0
+    assert applied > 0
     x = RNG.standard_normal(xs).astype(np.float32)
     skip = RNG.standard_normal(os).astype(np.float32)
-    expected = np.maximum(_conv(x, w, 1) + b + skip, 0.0)
+    skip[0, 0, 0, :3] = (np.nan, -np.inf, np.inf)
+    expected = np.maximum(_conv(x, w, stride) + b + skip, 0.0)
     for driver in ("local-sync", "local-task"):
         got = np.asarray(weir.load([module], device=driver).lookup_function("f")(x, skip))
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
+
+
+POINTWISE = [  # input (N, H, W, C), F
+    ((2, 5, 7, 16), 40),   # one depth block, ragged rows, a partial panel of channels
+    ((1, 6, 6, 600), 32),  # three depth blocks: the program at the last one's store only
+]
+POINTWISE_IDS = ["one-block", "three-blocks"]
+
+
+@pytest.mark.parametrize("cpu", ["host", "x86-64"])
+@pytest.mark.parametrize("epilogue", [*EPILOGUES, "residual"])
+@pytest.mark.parametrize("start", ["bias", "zero", "fill"])
+@pytest.mark.parametrize("xs, f", POINTWISE, ids=POINTWISE_IDS)
+def test_pointwise_epilogue_stored_by_the_gemm(cpu: str, epilogue: str, start: str,
+                                               xs: tuple[int, ...], f: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    residual = epilogue == "residual"
+    body, numpy_form = EPILOGUES["torch-relu" if residual else epilogue]
+    w = (RNG.standard_normal((1, 1, xs[3], f)) / np.sqrt(xs[3])).astype(np.float32)
+    b = RNG.standard_normal(f).astype(np.float32) * 3.0
+    fill = 0.75 if start == "fill" else 0.0
+    src, os = _program(xs, 1, f, 1, body, start == "bias", w, b, residual, fill)
+    module, applied = _compile(src, cpu, monkeypatch)
+    assert applied > 0
+    x = RNG.standard_normal(xs).astype(np.float32) * 3.0
+    x[0, 1, 2, 0] = np.nan
+    args = [x]
+    total = _conv(x, w, 1) + (b if start == "bias" else fill)
+    if residual:
+        skip = RNG.standard_normal(os).astype(np.float32) * 3.0
+        args.append(skip)
+        total = total + skip
+    expected = numpy_form(total)
+    assert np.isnan(expected).any()
+    for driver in ("local-sync", "local-task"):
+        got = np.asarray(weir.load([module], device=driver).lookup_function("f")(*args))
         np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
 
 
@@ -207,4 +255,46 @@ def test_relu6_as_two_generics_with_scalar_constants(kind: str,
     expected = _torch_relu6(conv + b)
     for driver in ("local-sync", "local-task"):
         got = np.asarray(weir.load([module], device=driver).lookup_function("f")(x))
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)
+
+
+def test_depthwise_residual_add_applied_at_the_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """24 channels: a vector of 16 and 8 one at a time, each reading the residual where it
+    stores."""
+    from weir.compiler.targets.llvm_cpu import depthwise
+    xs, c = (2, 9, 11, 24), 24
+    os = (2, 7, 9, c)
+    w = RNG.standard_normal((3, 3, c)).astype(np.float32)
+    b = RNG.standard_normal(c).astype(np.float32)
+    t = lambda s: f"tensor<{'x'.join(map(str, s))}xf32>"  # noqa: E731
+    ident = "affine_map<(a, b, c, d) -> (a, b, c, d)>"
+    src = f"""
+    func.func @f(%x: {t(xs)}, %skip: {t(os)}) -> {t(os)} {{
+      %w = arith.constant {dense_f32(w)} : {t((3, 3, c))}
+      %b = arith.constant {dense_f32(b)} : {t((c,))}
+      %e = tensor.empty() : {t(os)}
+      %init = linalg.broadcast ins(%b : {t((c,))}) outs(%e : {t(os)}) dimensions = [0, 1, 2]
+      %cv = linalg.depthwise_conv_2d_nhwc_hwc {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+          ins(%x, %w : {t(xs)}, {t((3, 3, c))}) outs(%init : {t(os)}) -> {t(os)}
+      %r = linalg.generic {{indexing_maps = [{ident}, {ident}, {ident}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%cv, %skip : {t(os)}, {t(os)}) outs(%e : {t(os)}) {{
+      ^bb0(%in: f32, %s: f32, %o: f32):
+        %sum = arith.addf %in, %s : f32
+        %zero = arith.constant 0.0 : f32
+        %r = arith.maximumf %sum, %zero : f32
+        linalg.yield %r : f32
+      }} -> {t(os)}
+      return %r : {t(os)}
+    }}"""
+    applied: list[object] = []
+    real = depthwise.apply_epilogue
+    monkeypatch.setattr(depthwise, "apply_epilogue", lambda *a: applied.append(a) or real(*a))
+    module = weir.compile_string(src, "dw.mlir", weir.CompilerOptions(
+        target_backends=("llvm-cpu",)))
+    assert applied
+    x = RNG.standard_normal(xs).astype(np.float32)
+    skip = RNG.standard_normal(os).astype(np.float32)
+    views = sliding_window_view(x.astype(np.float64), (3, 3), axis=(1, 2))
+    expected = np.maximum(np.einsum("nhwcij,ijc->nhwc", views, w) + b + skip, 0.0)
+    for driver in ("local-sync", "local-task"):
+        got = np.asarray(weir.load([module], device=driver).lookup_function("f")(x, skip))
         np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-4)

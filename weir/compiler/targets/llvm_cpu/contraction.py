@@ -23,7 +23,14 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
-from weir.compiler.targets.llvm_cpu.gemm import gemm_name, get_gemm, panel_columns
+from weir.compiler.targets.llvm_cpu.epilogue_program import EpilogueProgram
+from weir.compiler.targets.llvm_cpu.gemm import (
+    gemm_epilogue_name,
+    gemm_name,
+    get_gemm,
+    get_gemm_epilogue,
+    panel_columns,
+)
 from weir.compiler.targets.llvm_cpu.gemv import get_gemv, gemv_name
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
@@ -213,6 +220,38 @@ def call_gemm(low: EntryLowering, b: ir.IRBuilder, types: tuple[str, str, str],
     low.gemms.add(types)
     b.call(declare_gemm(low.module, types, from_zero, prepacked, row is not None),
            args + ([] if row is None else [row]))
+
+
+def call_gemm_epilogue(low: EntryLowering, b: ir.IRBuilder, args: list[ir.Value],
+                       start: bool, row: ir.Value | None, program: EpilogueProgram,
+                       offsets: list[ir.Value]) -> None:
+    """Calls the f32 microkernel over prepacked B that stores `program` of its sums
+    (`args`: M, N, K > 0, A, lda, B, ldb, C, ldc): C starts from `row`, or from +0 without
+    one, when `start`, else from C; `offsets` place the program's inputs (in bytes from C's
+    elements). Its code is an object of its own per program (`gemm_epilogue_object`)."""
+    low.gemm_programs.add(program)
+    name = gemm_epilogue_name(program)
+    fn = low.module.globals.get(name)
+    f32p = ir.FloatType().as_pointer()
+    if not isinstance(fn, ir.Function):
+        fn = ir.Function(low.module, ir.FunctionType(
+            ir.VoidType(), [I64, I64, I64, f32p, I64, f32p, I64, f32p, I64, I64, f32p] +
+            [I64] * program.inputs), name)
+    b.call(fn, args + [I64(int(start)), ir.Constant(f32p, None) if row is None else row,
+                       *offsets])
+
+
+@functools.cache
+def gemm_epilogue_object(cpu: CpuTarget, program: EpilogueProgram,
+                         cache_dir: Path | None = None) -> bytes:
+    """Object code defining `gemm_epilogue_name(program)`: a model has a few epilogues (ReLU,
+    ReLU6, a residual add and ReLU), each compiled once, in this process and in `cache_dir`
+    (kernel_cache.py), like the microkernel's own object."""
+    module = ir.Module(name=gemm_epilogue_name(program))
+    module.triple = cpu.triple
+    get_gemm_epilogue(module, cpu, program).linkage = ""
+    text = str(module)
+    return cached_object(cache_dir, object_key(text, cpu), lambda: compile_module(text, cpu))
 
 
 def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: bool) -> ir.Function:

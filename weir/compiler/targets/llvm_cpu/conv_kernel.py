@@ -32,7 +32,12 @@ from weir.compiler.targets.llvm_cpu.conv_blocking import (
     ConvGeometry,
     tile_pixels,
 )
-from weir.compiler.targets.llvm_cpu.epilogue import apply_epilogue, VectorEpilogue
+from weir.compiler.targets.llvm_cpu.epilogue import (
+    apply_epilogue,
+    at_offset,
+    input_offsets,
+    VectorEpilogue,
+)
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.scalars import prefetch_l2
@@ -187,7 +192,9 @@ class DirectConv:
             start = ir.Constant(_PTR, None) if row is None else \
                 bb.gep(row, [col0], inbounds=True)
             bb.call(fn, [x.ptr, x.image0, x.image_stride, x.row_stride, *pixels, at, c,
-                         c_first, ldc, col0, start])
+                         c_first, ldc, col0, start, *offsets])
+        # Where the epilogue's other tensors (a residual) lie against the output, in bytes.
+        offsets = [] if self.epilogue is None else input_offsets(b, self.low, self.epilogue)
         with b.if_then(b.icmp_signed("<", pixels[0], pixels[1])):
             for_range(b, blocks[0], smin(b, blocks[1], I64(self.full_blocks)),
                       lambda bb, fb: block(bb, fb, True), "fb")
@@ -209,14 +216,17 @@ class DirectConv:
         """The pixels [p_lo, p_hi) over one block's panel (`vectors` vectors wide, `valid`
         channels from column col0), in blocks of pixels, each over every chunk of taps."""
         g, blk = self.g, self.blk
+        inputs = 0 if self.epilogue is None else len(self.epilogue.inputs)
         fn = ir.Function(self.low.module, ir.FunctionType(
-            _VOID, [_PTR, I64, I64, I64, I64, I64, _PTR, _PTR, I64, I64, I64, _PTR]), name)
+            _VOID, [_PTR, I64, I64, I64, I64, I64, _PTR, _PTR, I64, I64, I64, _PTR] +
+            [I64] * inputs), name)
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
         for i in (6, 7):
             fn.args[i].add_attribute("noalias")
         x, image0, image_stride, row_stride, p_lo, p_hi, panel, c, c_first, ldc, col0, row = \
-            fn.args
+            fn.args[:12]
+        offsets = list(fn.args[12:])
         source = Pixels(x, image0, image_stride, row_stride)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         slots = [b.alloca(ir.VectorType(_F32, blk.lanes)) for _ in range(blk.mr * vectors)]
@@ -235,7 +245,7 @@ class DirectConv:
                     def tile(tb: ir.IRBuilder, k: ir.Value) -> None:
                         p0 = tb.add(first, tb.mul(k, I64(blk.mr)))
                         self._tile(tb, vectors, valid, source, panel, p0, end, c, c_first,
-                                   ldc, col0, slots, tap0, count, row, prefetch)
+                                   ldc, col0, slots, tap0, count, row, prefetch, offsets)
                     for_range(cb, I64(0), tiles, tile, "tile")
                 for_range(kb, I64(0), I64(chunks),
                           lambda cb, j: chunk(cb, cb.mul(j, I64(per_chunk)), per_chunk),
@@ -256,7 +266,7 @@ class DirectConv:
     def _tile(self, b: ir.IRBuilder, vectors: int, valid: int, x: Pixels, weights: ir.Value,
               p0: ir.Value, end: ir.Value, c: ir.Value, c_first: ir.Value, ldc: ir.Value,
               col0: ir.Value, slots: list[ir.Value], tap0: ir.Value, taps: int,
-              row: ir.Value, prefetch: bool) -> None:
+              row: ir.Value, prefetch: bool, offsets: list[ir.Value]) -> None:
         """Output pixels p0 .. p0+mr-1 below `end` (the tile's rows past it repeat pixel
         end-1 and are not stored), channels col0 .. col0+valid-1 (in `vectors` vectors, read
         from the filter panel's lines of nr at `weights`), window taps tap0 .. tap0+taps-1
@@ -301,8 +311,7 @@ class DirectConv:
                 for j in range(vectors):
                     value = sb.load(slots[i * vectors + j])
                     if final is not None and self.epilogue is not None:
-                        value = sb.select(final, apply_epilogue(sb, value, self.epilogue),
-                                          value)
+                        value = self._finished(sb, value, final, c_rows[i], j, valid, offsets)
                     self._store_c(sb, value, c_rows[i], j, valid)
             if i == 0:
                 store(b)
@@ -375,6 +384,24 @@ class DirectConv:
             element = b.load(b.gep(at, [I64(lane)], inbounds=True), align=4)
             value = b.insert_element(value, element, ir.Constant(_I32, lane))
         return value
+
+    def _finished(self, b: ir.IRBuilder, value: ir.Value, final: ir.Value, row: ir.Value,
+                  j: int, valid: int, offsets: list[ir.Value]) -> ir.Value:
+        """`value`, vector j of the accumulator row at `row`, with the epilogue applied when
+        this is the `final` store; its other tensors' elements (a residual), `offsets` bytes
+        from the output's, are read only then."""
+        assert self.epilogue is not None
+        if not offsets:
+            return b.select(final, apply_epilogue(b, value, self.epilogue), value)
+        before = b.block
+        with b.if_then(final):
+            inputs = [self._load_c(b, at_offset(b, row, offset), j, valid) for offset in offsets]
+            done = apply_epilogue(b, value, self.epilogue, inputs)
+            last = b.block
+        joined = b.phi(value.type)
+        joined.add_incoming(done, last)
+        joined.add_incoming(value, before)
+        return joined
 
     def _store_c(self, b: ir.IRBuilder, value: ir.Value, row: ir.Value, j: int,
                  valid: int) -> None:

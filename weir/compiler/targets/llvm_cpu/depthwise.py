@@ -36,7 +36,9 @@ from weir.compiler.targets.llvm_cpu.contraction import (
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import (
     apply_epilogue,
+    at_offset,
     finish_block,
+    input_offsets,
     vector_epilogue,
     VectorEpilogue,
 )
@@ -124,6 +126,8 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
     from_zero = bias is None and starts_from_zero(low, init)
     # An epilogue of a few exact ops (ReLU6) is applied as the sums are stored: no pass of it.
     epilogue = vector_epilogue(low, n)
+    # Where its other tensors (a residual) lie against the output, in bytes.
+    offsets = [] if epilogue is None else input_offsets(b, low, epilogue)
     band = band_rows(int(shape["C"]), int(shape["W"]), int(kv.shape[x][2]))
 
     def rows_of(rb: ir.IRBuilder, first: ir.Value, last: ir.Value) -> None:
@@ -141,7 +145,7 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
 
             def run(eb: ir.IRBuilder, check_h: bool) -> None:
                 _nhwc_block(eb, op, xm, at, c, int(shape["W"]), int(shape["C"]), ch, width,
-                            weights, image, check_h, bias, from_zero, epilogue)
+                            weights, image, check_h, bias, from_zero, epilogue, offsets)
             by_border_rows(hb, image, at["H"], int(shape["H"]), kh_n, op.strides[0],
                            op.dilations[0], run)
 
@@ -176,7 +180,7 @@ def _nhwc_block(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, at: dict[str, ir.Valu
                 c: Strided, out_w: int, chans: int, ch: ir.Value, width: int,
                 weights: list[list[ir.Value]], image: PaddedImage | None, check_h: bool,
                 bias: ir.Value | None, from_zero: bool,
-                epilogue: VectorEpilogue | None) -> None:
+                epilogue: VectorEpilogue | None, offsets: list[ir.Value]) -> None:
     """One block of channels (`width` from `ch`) of one output row, PIXELS output pixels at a
     time, each accumulating its taps, so the multiply-adds of different pixels overlap instead
     of waiting on one another and only the input is loaded per product.
@@ -221,7 +225,8 @@ def _nhwc_block(b: ir.IRBuilder, op: k.Conv2D, xm: Memory, at: dict[str, ir.Valu
                     accs[u] = fmuladd(pb, value, weights[kh][kw], accs[u])
         for acc, out in zip(accs, outs):
             if epilogue is not None:
-                acc = apply_epilogue(pb, acc, epilogue)
+                acc = apply_epilogue(pb, acc, epilogue, [
+                    load_f32(pb, at_offset(pb, out, offset), width) for offset in offsets])
             store_f32(pb, acc, out, width)
             # The same line of the next output row, fetched for ownership while this row
             # runs: in a call a depthwise layer's output lines are cold, and each store

@@ -7,12 +7,19 @@ value in place (so the epilogue must keep the root's element type, or the root b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
+from weir.compiler.targets.llvm_cpu.epilogue_program import (
+    apply_program,
+    EpilogueProgram,
+    Step,
+    VECTOR_OPS,
+)
 from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest
 from weir.format import kernel_description as k
@@ -129,31 +136,26 @@ def finish_block(low: EntryLowering, b: ir.IRBuilder, n: int,
         for_nest(b, bounds, body, "epi")
 
 
-# Ops a vector epilogue may use (f32 values, i1 comparisons): those of ReLU as exporters write
-# it (torch-mlir: select(cmpf ugt x, 0; x, 0); others: maximumf(x, 0)), ReLU6's clamps, and
-# a scale or shift by constants. Each is exact in f32, so vector lanes give what the scalar
-# epilogue gives.
-_VECTOR_OPS = frozenset({"cmpf", "select", "maximumf", "minimumf", "maxnumf", "minnumf",
-                         "addf", "subf", "mulf"})
-
-
 @dataclass(frozen=True)
 class VectorEpilogue:
     """An epilogue a kernel applies to its f32 accumulators as it stores them for the last
-    time (`apply_epilogue`): the stored `value`, an expression of the `root`'s element."""
+    time (`apply_epilogue`): `program` on the root's element and on the elements of `inputs`
+    at the same index, tensors in memory of the root's shape (a residual), so that an input's
+    element lies as many bytes from its base as the output's from the output's."""
 
-    kv: KernelValues
-    root: int
-    value: ValueRef
+    program: EpilogueProgram
+    inputs: tuple[ValueRef, ...]
+    output: ValueRef  # the root's result, which the kernel stores
 
 
 def vector_epilogue(low: EntryLowering, root: int) -> VectorEpilogue | None:
     """The epilogue of `root` when it can be applied to the root's f32 element in registers,
     instead of a pass reading the output back (a 3 x 3 stem of 3 channels spent 10% of its
     time in its ReLU's pass): one value, written in place over the root's result, made by
-    elementwise generics (identity maps, f32) from the root's element and f32 constants
-    (scalars of their bodies, or 0-d fills read as scalars: ReLU6 as torch-mlir exports it is
-    two such generics), with the ops of _VECTOR_OPS."""
+    elementwise generics (identity maps, f32) from the root's element, f32 tensors in memory
+    of the root's shape (a residual) and f32 constants (scalars of their bodies, or 0-d fills
+    read as scalars: ReLU6 as torch-mlir exports it is two such generics), with the ops of
+    VECTOR_OPS."""
     kv = low.kv
     out = (root, 0)
     if low.epilogue is None or low.epilogue[0] != root or low.finished_in_place != out:
@@ -162,28 +164,65 @@ def vector_epilogue(low: EntryLowering, root: int) -> VectorEpilogue | None:
     identity = tuple(range(len(kv.shape[out])))
     if len(targets) != 1 or targets[0][2] != identity or kv.dtype[out] != "f32":
         return None
-    value = targets[0][0]
-    pending, checked = [value], {out}
-    while pending:
-        v = pending.pop()
-        if v in checked:
-            continue
+    inputs: list[ValueRef] = []
+    generics: list[ValueRef] = []  # operands before the values that read them
+
+    def visit(v: ValueRef) -> bool:
+        if v == out or v in inputs or v in generics:
+            return True
         op = kv.ops[v[0]]
-        if kv.dtype[v] != "f32" or not isinstance(op, k.Generic) or v[1] != 0 or \
-                len(op.outputs) != 1 or op.captures or op.checks or \
-                any(i != "parallel" for i in op.iterators):
-            return None
-        for i, m in zip(op.inputs, op.maps):
+        if kv.dtype[v] != "f32":
+            return False
+        if isinstance(op, k.Generic) and v[1] == 0 and len(op.outputs) == 1 and \
+                not op.captures and not op.checks and \
+                all(i == "parallel" for i in op.iterators) and \
+                op.maps[len(op.inputs)] == identity and _vector_body(op):
+            for i, m in zip(op.inputs, op.maps):
+                ref = kv.ref(i)
+                if m == () and _scalar_fill(kv, ref) is not None:
+                    continue
+                if m != identity or not visit(ref):
+                    return False
+            generics.append(v)
+            return True
+        # Another tensor read at the element's index: memory of the root's shape, not the
+        # output's own (which holds the root's partial sums until the last store).
+        mem = low.memory.get(v)
+        if mem is None or mem is low.memory.get(out) or kv.shape[v] != kv.shape[out]:
+            return False
+        inputs.append(v)
+        return True
+    if not visit(targets[0][0]):
+        return None
+    steps: list[Step] = []
+    numbered: dict[ValueRef, int] = {out: 0}
+    for j, v in enumerate(inputs):
+        numbered[v] = 1 + j
+    for v in generics:
+        op = kv.ops[v[0]]
+        assert isinstance(op, k.Generic)
+        local: dict[int, int] = {}
+        for j, i in enumerate(op.inputs):
             ref = kv.ref(i)
-            if m == () and _scalar_fill(kv, ref) is not None:
-                continue
-            if m != identity:
-                return None
-            pending.append(ref)
-        if op.maps[len(op.inputs)] != identity or not _vector_body(op):
-            return None
-        checked.add(v)
-    return VectorEpilogue(kv, root, value)
+            fill = _scalar_fill(kv, ref) if op.maps[j] == () else None
+            if fill is not None:
+                steps.append(Step("constant", "f32", fill, (), ()))
+                local[j] = len(inputs) + len(steps)
+            else:
+                local[j] = numbered[ref]
+        dtypes = {j: "f32" for j in range(len(op.inputs))}
+        for number, scalar in enumerate(op.body, start=len(op.inputs) + len(op.outputs)):
+            dtypes[number] = scalar.dtype
+            if scalar.op == "constant":
+                steps.append(Step("constant", "f32", float(scalar.attr), (), ()))  # type: ignore[arg-type]
+            else:
+                steps.append(Step(scalar.op, scalar.dtype, scalar.attr,
+                                  tuple(local[a] for a in scalar.args),
+                                  tuple(dtypes[a] for a in scalar.args)))
+            local[number] = len(inputs) + len(steps)
+        numbered[v] = local[op.yields[0]]
+    program = EpilogueProgram(len(inputs), tuple(steps), numbered[targets[0][0]])
+    return VectorEpilogue(program, tuple(inputs), out)
 
 
 def _scalar_fill(kv: KernelValues, ref: ValueRef) -> float | None:
@@ -197,51 +236,36 @@ def _scalar_fill(kv: KernelValues, ref: ValueRef) -> float | None:
 
 def _vector_body(op: k.Generic) -> bool:
     """Whether the body reads its inputs and f32 constants only (never its output), with the
-    ops of _VECTOR_OPS, and yields one of them."""
+    ops of VECTOR_OPS, and yields one of them."""
     known = set(range(len(op.inputs)))
     for number, scalar in enumerate(op.body, start=len(op.inputs) + len(op.outputs)):
         if scalar.op == "constant":
             if scalar.dtype != "f32" or not isinstance(scalar.attr, (int, float)):
                 return False
-        elif scalar.op not in _VECTOR_OPS or not set(scalar.args) <= known or \
+        elif scalar.op not in VECTOR_OPS or not set(scalar.args) <= known or \
                 scalar.dtype not in ("f32", "i1"):
             return False
         known.add(number)
     return op.yields[0] in known
 
 
-def apply_epilogue(b: ir.IRBuilder, value: ir.Value, epilogue: VectorEpilogue) -> ir.Value:
-    """The epilogue on the f32 lanes of `value` (the root's elements; or one, a scalar), op by
-    op as the scalar epilogue emits it."""
-    kv = epilogue.kv
-    lanes = value.type.count if isinstance(value.type, ir.VectorType) else 0
+def apply_epilogue(b: ir.IRBuilder, value: ir.Value, epilogue: VectorEpilogue,
+                   inputs: Sequence[ir.Value] = ()) -> ir.Value:
+    """The epilogue on the f32 lanes of `value` (the root's elements; or one, a scalar), with
+    `inputs` the elements of `epilogue.inputs` at the same index, loaded as `value`."""
+    return apply_program(b, value, epilogue.program, inputs)
 
-    def splat(constant: float) -> ir.Constant:
-        if not lanes:
-            return ir.Constant(ir.FloatType(), constant)
-        return ir.Constant(ir.VectorType(ir.FloatType(), lanes), [constant] * lanes)
-    done: dict[ValueRef, ir.Value] = {(epilogue.root, 0): value}
 
-    def evaluate(v: ValueRef) -> ir.Value:
-        if v in done:
-            return done[v]
-        op = kv.ops[v[0]]
-        assert isinstance(op, k.Generic)
-        values: dict[int, ir.Value] = {}
-        dtypes: dict[int, str] = {}
-        for j, i in enumerate(op.inputs):
-            ref = kv.ref(i)
-            scalar = _scalar_fill(kv, ref) if op.maps[j] == () else None
-            values[j] = splat(scalar) if scalar is not None else evaluate(ref)
-            dtypes[j] = "f32"
-        for number, scalar_op in enumerate(op.body, start=len(op.inputs) + len(op.outputs)):
-            dtypes[number] = scalar_op.dtype
-            if scalar_op.op == "constant":
-                values[number] = splat(float(scalar_op.attr))  # type: ignore[arg-type]
-                continue
-            values[number] = s.emit_scalar(b, scalar_op.op, [values[a] for a in scalar_op.args],
-                                           scalar_op.dtype, scalar_op.attr,
-                                           [dtypes[a] for a in scalar_op.args])
-        done[v] = values[op.yields[0]]
-        return done[v]
-    return evaluate(epilogue.value)
+def input_offsets(b: ir.IRBuilder, low: EntryLowering,
+                  epilogue: VectorEpilogue) -> list[ir.Value]:
+    """Where each input of `epilogue` lies against its output: the input's base address less
+    the output's, in bytes (the same for every element, the shapes being the same)."""
+    base = b.ptrtoint(low.memory[epilogue.output].ptr, I64)
+    return [b.sub(b.ptrtoint(low.memory[v].ptr, I64), base) for v in epilogue.inputs]
+
+
+def at_offset(b: ir.IRBuilder, pointer: ir.Value, offset: ir.Value) -> ir.Value:
+    """`pointer` moved by `offset` bytes, as a pointer of its type (an input's element where the
+    output's is: `input_offsets`)."""
+    moved = b.gep(b.bitcast(pointer, ir.IntType(8).as_pointer()), [offset])
+    return b.bitcast(moved, pointer.type)

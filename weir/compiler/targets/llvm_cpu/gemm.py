@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from weir.compiler.targets.llvm_cpu.epilogue_program import apply_program, EpilogueProgram
 from weir.compiler.targets.llvm_cpu.halfs import half_to_float
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.scalars import declared, prefetch_l2
@@ -46,6 +47,11 @@ _INPUTS = frozenset({"f64", "f32", "f16", "bf16", "i8"})
 _ACCUMULATORS = frozenset({"f64", "f32", "i32"})
 _LINE_BYTES = 64
 _PREPACKED = "_prepacked"  # the suffix of the entry points that read B's panels in place
+# What a tile stores of a vector of C (`Emitter._finisher`): (builder, vector, its address in
+# C, its lane mask or None) -> the vector to store.
+Finish = Callable[[ir.IRBuilder, ir.Value, ir.Value, "ir.Value | None"], ir.Value]
+# Register tiles by (rows, whether they prefetch B).
+Tiles = dict[tuple[int, bool], ir.Function]
 
 
 def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
@@ -54,6 +60,12 @@ def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
     objects that call it (contraction.py)."""
     return "weir_gemm_{}_{}_{}".format(*types) + (_PREPACKED if prepacked else "") + \
         ("_from_row" if from_row else "_from_zero" if from_zero else "")
+
+
+def gemm_epilogue_name(program: EpilogueProgram) -> str:
+    """The symbol of the f32 prepacked microkernel that stores `program` of its sums
+    (`Emitter.gemm_epilogue`)."""
+    return gemm_name(("f32", "f32", "f32"), prepacked=True) + "_e" + program.key
 
 
 @dataclass(frozen=True)
@@ -279,7 +291,8 @@ class Emitter:
     # -- the register tile --------------------------------------------------------------------
 
     def tile(self, rows: int, from_zero: bool = False, prepacked: bool = False,
-             from_row: bool = False, prefetch: bool = False) -> ir.Function:
+             from_row: bool = False, prefetch: bool = False,
+             program: EpilogueProgram | None = None) -> ir.Function:
         """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
         a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is
         loaded into the accumulators before the K loop and stored after it, so each element
@@ -293,19 +306,23 @@ class Emitter:
         `prepacked`: B's panels are a binding's memory, which is aligned to its element only,
         so its vectors are loaded unaligned. `prefetch`: a last argument points at the next
         micro-panel of B, whose lines are prefetched into L2 as this tile's k advances (the
-        first row panel streams the weights from memory; see `_blocked`)."""
+        first row panel streams the weights from memory; see `_blocked`). `program`: the tile
+        is the last depth block's, and stores `program` of each sum (f32), with its inputs read
+        at C's element plus each of the last arguments (byte offsets)."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         start = ".from_row" if from_row else ".from_zero" if from_zero else ""
         name = f"{self.name}.tile{rows}{start}" \
-               f"{'.prepacked' if prepacked else ''}{'.prefetch' if prefetch else ''}"
+               f"{'.prepacked' if prepacked else ''}{'.prefetch' if prefetch else ''}" \
+               f"{'' if program is None else '.e' + program.key}"
         b_align = self.element_bytes if prepacked else self.vector_align
         existing = self._defined(name)
         if existing is not None:
             return existing
         pointer = self.scalar.as_pointer()
+        inputs = 0 if program is None else program.inputs
         fn = self._function(name, [_I64, pointer, pointer, pointer, _I64, _I64, _I64] +
-                            ([pointer] if from_row else []) + ([pointer] if prefetch else []),
-                            (1, 2, 3))
+                            ([pointer] if from_row else []) + ([pointer] if prefetch else []) +
+                            [_I64] * inputs, (1, 2, 3))
         fn.attributes.add("noinline")
         kc, a, bp, c, ldc, valid, width = fn.args[:7]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -313,6 +330,8 @@ class Emitter:
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
                 prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
+        finish = None if program is None else \
+            self._finisher(program, list(fn.args[len(fn.args) - inputs:]))
         zero = self._load_row(b, rows, width, fn.args[7]) if from_row else \
             [ir.Constant(self.vector, None)] * (rows * vectors) if from_zero else \
             self._load_c(b, rows, valid, width, c_rows)
@@ -344,7 +363,7 @@ class Emitter:
         stepped = self._tile_step(b, rows, a, bp, b.add(k, _i64(1), flags=("nsw",)), stepped,
                                   b_align)
         if prefetch:  # the next panel's two rows of k that these steps' rows stand for
-            ahead = _at(b, fn.args[-1], _mul(b, k, nr))
+            ahead = _at(b, fn.args[8 if from_row else 7], _mul(b, k, nr))
             for line in range(0, 2 * nr * self.element_bytes, _LINE_BYTES):
                 prefetch_l2(b, _at(b, ahead, line // self.element_bytes))
         k_next = b.add(k, _i64(2), flags=("nsw",))
@@ -364,10 +383,10 @@ class Emitter:
         results = [final[i * vectors:(i + 1) * vectors] for i in range(rows)]
         with b.if_else(b.icmp_signed("==", width, _i64(nr))) as (whole, edge):
             with whole:
-                self._update_c(b, rows, valid, c_rows, results, None)
+                self._update_c(b, rows, valid, c_rows, results, None, finish)
             with edge:
                 masks = [self._lanes_below(b, width, j * lanes) for j in range(vectors)]
-                self._update_c(b, rows, valid, c_rows, results, masks)
+                self._update_c(b, rows, valid, c_rows, results, masks, finish)
         b.ret_void()
         return fn
 
@@ -414,21 +433,37 @@ class Emitter:
         return values
 
     def _update_c(self, b: ir.IRBuilder, rows: int, valid: ir.Value, c_rows: list[ir.Value],
-                  results: list[list[ir.Value]], masks: list[ir.Value] | None) -> None:
+                  results: list[list[ir.Value]], masks: list[ir.Value] | None,
+                  finish: Finish | None = None) -> None:
         """C = the tile (which started from C), over the valid rows (the others are padding
-        of the A panel) and, with masks, over the valid columns only."""
+        of the A panel) and, with masks, over the valid columns only; `finish` gives what is
+        stored of each vector instead of the vector itself."""
         always = rows - self.blk.mr // 3 + 1
         for i, (c_row, values) in enumerate(zip(c_rows, results)):
             if i < always:
-                self._update_row(b, c_row, values, masks)
+                self._update_row(b, c_row, values, masks, finish)
             else:
                 with b.if_then(b.icmp_signed("<", _i64(i), valid)):
-                    self._update_row(b, c_row, values, masks)
+                    self._update_row(b, c_row, values, masks, finish)
+
+    def _finisher(self, program: EpilogueProgram, offsets: list[ir.Value]) -> Finish:
+        """What stores `program` of a vector of C, whose inputs lie `offsets` bytes from it."""
+        def finish(b: ir.IRBuilder, value: ir.Value, target: ir.Value,
+                   mask: ir.Value | None) -> ir.Value:
+            inputs = []
+            for offset in offsets:
+                at = b.bitcast(b.gep(b.bitcast(target, _BYTES), [offset]), target.type)
+                inputs.append(self._load_vector(b, at, self.acc, self.element_bytes)
+                              if mask is None else self._masked_load(b, at, mask, self.acc))
+            return apply_program(b, value, program, inputs)
+        return finish
 
     def _update_row(self, b: ir.IRBuilder, c_row: ir.Value, values: list[ir.Value],
-                    masks: list[ir.Value] | None) -> None:
+                    masks: list[ir.Value] | None, finish: Finish | None = None) -> None:
         for j, value in enumerate(values):
             target = _at(b, c_row, j * self.blk.lanes)
+            if finish is not None:
+                value = finish(b, value, target, None if masks is None else masks[j])
             if masks is None:
                 self._store_vector(b, value, target, self.element_bytes)
             else:
@@ -752,19 +787,41 @@ class Emitter:
         b.ret_void()
         return fn
 
-    def _driver(self, prepacked: bool) -> ir.Function:
-        name = f"{self.name}.driver{_PREPACKED if prepacked else ''}"
+    def gemm_epilogue(self, program: EpilogueProgram) -> ir.Function:
+        """The f32 entry point over prepacked B that stores `program` of each finished sum (a
+        ReLU, a residual add: the epilogue of a 1 x 1 convolution) as the last depth block's
+        tiles store C, instead of a pass over C after the call: `(M, N, K, A, lda, B, ldb, C,
+        ldc, i64 start, row, i64 offset...)`. `start` nonzero: C starts from `row`, or from +0
+        where `row` is null (`from_row`, `from_zero`); zero: from C. Each `offset` places one of
+        the program's inputs: its element for C[m, n] lies that many bytes from C[m, n]'s. K
+        must be positive (a product without depth has no tile to apply the program)."""
+        assert (self.lhs, self.rhs, self.acc) == ("f32", "f32", "f32")
+        pointer = self.scalar.as_pointer()
+        fn = self._function(gemm_epilogue_name(program),
+                            [_I64, _I64, _I64, pointer, _I64, pointer, _I64, pointer, _I64,
+                             _I64, pointer] + [_I64] * program.inputs, (3, 5, 7))
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        start = b.icmp_signed("!=", fn.args[9], _i64(0))
+        b.call(self._driver(True, program), [*fn.args[:9], start, *fn.args[10:]])
+        b.ret_void()
+        return fn
+
+    def _driver(self, prepacked: bool, program: EpilogueProgram | None = None) -> ir.Function:
+        name = f"{self.name}.driver{_PREPACKED if prepacked else ''}" + \
+            ("" if program is None else f".e{program.key}")
         existing = self._defined(name)
         if existing is not None:
             return existing
         blk = self.blk
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
+        inputs = 0 if program is None else program.inputs
         fn = self._function(name,
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
-                             _I64, _BOOL, pointers[2]], (3, 5, 7))
+                             _I64, _BOOL, pointers[2]] + [_I64] * inputs, (3, 5, 7))
         fn.attributes.add("noinline")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        *args, from_zero, row = fn.args
+        *args, from_zero, row = fn.args[:11]
+        offsets = list(fn.args[11:])
         m, n, k, *_, c, ldc = args
         empty = b.or_(b.icmp_signed("<=", m, _i64(0)), b.icmp_signed("<=", n, _i64(0)))
         with b.if_then(b.not_(empty)):
@@ -774,7 +831,7 @@ class Emitter:
                         self._start(b, m, n, c, ldc, row)
                 with depth:
                     if prepacked:  # whole panels: never the narrow case
-                        self._blocked(b, *args, from_zero, row, prepacked)
+                        self._blocked(b, *args, from_zero, row, prepacked, program, offsets)
                     else:
                         with b.if_else(b.icmp_signed("<", n, _i64(2 * blk.lanes))) as (narrow,
                                                                                      wide):
@@ -803,25 +860,30 @@ class Emitter:
 
     def _blocked(self, b: ir.IRBuilder, m: ir.Value, n: ir.Value, k_extent: ir.Value,
                  a: ir.Value, lda: ir.Value, bsrc: ir.Value, ldb: ir.Value, c: ir.Value,
-                 ldc: ir.Value, from_zero: ir.Value, row: ir.Value, prepacked: bool) -> None:
+                 ldc: ir.Value, from_zero: ir.Value, row: ir.Value, prepacked: bool,
+                 program: EpilogueProgram | None = None, offsets: list[ir.Value] | None = None
+                 ) -> None:
         """Loops: row blocks of mc; depth blocks of kc (balanced, so that K = 784 runs as
         4 x 196 rather than 3 x 256 + 16), their mc x kc block of A packed; column blocks of nc,
         their kc x nc block of B packed into L2; row panels of up to mr, their panel of A in
         L1; micro-panels of NR columns of B, one register tile each (`from_zero`: tiles that
         start from zero, or from `row` when it is not null, rather than C in the first depth
         block). `prepacked`: B's panels are
-        read where they lie, nothing of B is packed."""
+        read where they lie, nothing of B is packed. `program`: the last depth block's tiles
+        store it of each sum, its inputs `offsets` bytes from C's elements."""
         blk = self.blk
         # Prepacked B (weights) is cold on every call: the first row panel of the first row
         # block, which reads it from memory, prefetches each next micro-panel meanwhile; the
         # panels after it find B in L2 (packed B was just written there).
         kinds = (False, True) if prepacked else (False,)
-        tiles = {(rows, p): self.tile(rows, False, prepacked, False, p)
-                 for rows in blk.row_steps for p in kinds}
-        first_tiles = {(rows, p): self.tile(rows, True, prepacked, False, p)
-                       for rows in blk.row_steps for p in kinds}
-        row_tiles = {(rows, p): self.tile(rows, True, prepacked, True, p)
-                     for rows in blk.row_steps for p in kinds}
+
+        def tile_sets(program: EpilogueProgram | None) -> tuple[Tiles, Tiles, Tiles]:
+            """The tiles that start from C, from zero and from a row."""
+            return tuple({(rows, p): self.tile(rows, zero, prepacked, from_row, p, program)
+                          for rows in blk.row_steps for p in kinds}
+                         for zero, from_row in ((False, False), (True, False), (True, True)))
+        plain = tile_sets(None)
+        ending = None if program is None else tile_sets(program)
         pack_a, pack_b = self.pack_a(), self.pack_b()
         given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
@@ -855,7 +917,9 @@ class Emitter:
                                     width]
                             first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
 
-                            def run(p: bool, extra: list[ir.Value]) -> None:
+                            def start(sets: tuple[Tiles, Tiles, Tiles], p: bool,
+                                      extra: list[ir.Value]) -> None:
+                                tiles, first_tiles, row_tiles = sets
                                 with b.if_else(first) as (from_zero_tiles, c_tiles):
                                     with from_zero_tiles:
                                         with b.if_else(given) as (from_row, from_zero_only):
@@ -867,6 +931,17 @@ class Emitter:
                                                                args + extra, p)
                                     with c_tiles:
                                         self._dispatch(b, tiles, rows, args + extra, p)
+
+                            def run(p: bool, extra: list[ir.Value]) -> None:
+                                if ending is None:
+                                    start(plain, p, extra)
+                                    return
+                                last = b.icmp_signed(">=", b.add(pc, kc), k_extent)
+                                with b.if_else(last) as (ended, partial):
+                                    with ended:
+                                        start(ending, p, extra + (offsets or []))
+                                    with partial:
+                                        start(plain, p, extra)
                             if not prepacked:
                                 run(False, [])
                             else:
@@ -961,3 +1036,13 @@ def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
     if isinstance(existing, ir.Function):
         return existing
     return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero, prepacked, from_row)
+
+
+def get_gemm_epilogue(module: ir.Module, cpu: CpuTarget, program: EpilogueProgram
+                      ) -> ir.Function:
+    """`@weir_gemm_f32_f32_f32_prepacked_e<key>` (`Emitter.gemm_epilogue`), internal like
+    `get_gemm`'s."""
+    existing = module.globals.get(gemm_epilogue_name(program))
+    if isinstance(existing, ir.Function):
+        return existing
+    return Emitter(module, cpu, "f32", "f32", "f32").gemm_epilogue(program)

@@ -23,6 +23,7 @@ from weir.compiler.targets.llvm_cpu.ext_ops import EXT_OPS, lower_ext, result_co
 from weir.compiler.targets.llvm_cpu.element_eval import ElementEvaluation, Memory
 from weir.compiler.targets.llvm_cpu.elementwise import lower_elementwise
 from weir.compiler.targets.llvm_cpu.epilogue import plan_epilogue
+from weir.compiler.targets.llvm_cpu.epilogue_program import EpilogueProgram
 from weir.compiler.targets.llvm_cpu.kernel_values import KernelValues, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, smin
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
@@ -57,6 +58,8 @@ class EntryLowering(ElementEvaluation):
         self.scratch: list[ir.Value] = []
         # GEMM microkernels the entry calls, by (lhs, rhs, accumulator) type.
         self.gemms: set[tuple[str, str, str]] = set()
+        # The epilogues of calls of the microkernel that applies one (`call_gemm_epilogue`).
+        self.gemm_programs: set[EpilogueProgram] = set()
         # The root whose output tiles get an epilogue, and the values stored from each tile.
         # (store, its memory, which of its dims index the root).
         self.epilogue: tuple[int, list[tuple[ValueRef, Memory, tuple[int, ...]]]] | None = None

@@ -20,7 +20,8 @@ from weir.compiler.jobs import run_jobs, SharedJob
 from weir.compiler.options import CompilerOptions
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.interface import Target, Translation
-from weir.compiler.targets.llvm_cpu.contraction import gemm_object
+from weir.compiler.targets.llvm_cpu.contraction import gemm_epilogue_object, gemm_object
+from weir.compiler.targets.llvm_cpu.epilogue_program import EpilogueProgram
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
 from weir.compiler.targets.llvm_cpu.object_code import compile_shared, optimize
@@ -78,6 +79,7 @@ class LLVMCPUTarget(Target):
         module.triple = cpu.triple
         entries = []
         gemms: set[tuple[str, str, str]] = set()
+        programs: set[EpilogueProgram] = set()
         for index, fn in enumerate(entry_points):
             description = EntryTranslator(fn, self.name,
                                           not options.llvmcpu_reassociate_fp_reductions).translate()
@@ -85,6 +87,7 @@ class LLVMCPUTarget(Target):
                                      options.llvmcpu_reassociate_fp_reductions)
             entries.append(lowering.lower())
             gemms |= lowering.gemms
+            programs |= lowering.gemm_programs
 
         scratch = uses_scratch(module)
 
@@ -93,6 +96,8 @@ class LLVMCPUTarget(Target):
             # disk between processes (kernel_cache.py).
             objects = objects + [gemm_object(cpu, t, options.kernel_cache_dir)
                                  for t in sorted(gemms)]
+            objects += [gemm_epilogue_object(cpu, p, options.kernel_cache_dir)
+                        for p in sorted(programs, key=lambda p: p.key)]
             if scratch:
                 objects.append(scratch_object(cpu, options.kernel_cache_dir))
             return encode_native_executable(NativeExecutable(
