@@ -17,6 +17,7 @@ from weir.compiler.global_opt.limit_sorts_to_prefixes import LimitSortsToPrefixe
 from weir.compiler.global_opt.pack_conv_filters import PackConvFilters
 from weir.compiler.global_opt.pack_matmul_weights import PackMatmulWeights
 from weir.compiler.global_opt.propagate_transposes import PropagateTransposes
+from weir.compiler.global_opt.split_convs_over_concats import SplitConvsOverConcats
 from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
 
@@ -48,6 +49,9 @@ PASSES: tuple[Pass, ...] = (
     ConvertConvToChannelsLast(),
     # The transposes that leaves carried through the ops between convolutions, where they cancel.
     PropagateTransposes(),
+    # A 1 x 1 convolution of a channel concatenation (SqueezeNet's fire modules) as one per
+    # piece, each adding onto the last: the concatenation is never written (NHWC, so after it).
+    SplitConvsOverConcats(),
     # Constant matmul weights in the GEMM's panel layout: packed once here, not on every call
     # (last: after the folds above have made the weights the constants they are).
     PackMatmulWeights(),
