@@ -194,6 +194,13 @@ def vector_epilogue(low: EntryLowering, root: int) -> VectorEpilogue | None:
         return True
     if not visit(targets[0][0]):
         return None
+    return VectorEpilogue(_program(kv, out, inputs, generics, targets[0][0]), tuple(inputs), out)
+
+
+def _program(kv: KernelValues, out: ValueRef, inputs: list[ValueRef],
+             generics: list[ValueRef], value: ValueRef) -> EpilogueProgram:
+    """The generics' bodies, operands first, as one program computing `value` from the root's
+    result `out` (value 0) and `inputs` (values 1, 2, ...)."""
     steps: list[Step] = []
     numbered: dict[ValueRef, int] = {out: 0}
     for j, v in enumerate(inputs):
@@ -221,8 +228,7 @@ def vector_epilogue(low: EntryLowering, root: int) -> VectorEpilogue | None:
                                   tuple(dtypes[a] for a in scalar.args)))
             local[number] = len(inputs) + len(steps)
         numbered[v] = local[op.yields[0]]
-    program = EpilogueProgram(len(inputs), tuple(steps), numbered[targets[0][0]])
-    return VectorEpilogue(program, tuple(inputs), out)
+    return EpilogueProgram(len(inputs), tuple(steps), numbered[value])
 
 
 def _scalar_fill(kv: KernelValues, ref: ValueRef) -> float | None:
