@@ -17,7 +17,7 @@ import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Callable, TYPE_CHECKING
 
 import llvmlite.ir as ir
 
@@ -241,19 +241,6 @@ def call_gemm_epilogue(low: EntryLowering, b: ir.IRBuilder, args: list[ir.Value]
                        *offsets])
 
 
-@functools.cache
-def gemm_epilogue_object(cpu: CpuTarget, program: EpilogueProgram,
-                         cache_dir: Path | None = None) -> bytes:
-    """Object code defining `gemm_epilogue_name(program)`: a model has a few epilogues (ReLU,
-    ReLU6, a residual add and ReLU), each compiled once, in this process and in `cache_dir`
-    (kernel_cache.py), like the microkernel's own object."""
-    module = ir.Module(name=gemm_epilogue_name(program))
-    module.triple = cpu.triple
-    get_gemm_epilogue(module, cpu, program).linkage = ""
-    text = str(module)
-    return cached_object(cache_dir, object_key(text, cpu), lambda: compile_module(text, cpu))
-
-
 def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: bool) -> ir.Function:
     """The few-rows kernels (gemv.py), defined in the microkernel's object too: B row-major,
     or `transposed` (Bt, n x k), with the GEMM's signature."""
@@ -272,15 +259,36 @@ def gemm_object(cpu: CpuTarget, types: tuple[str, str, str],
     depends on nothing else, and building and optimising it costs more than most dispatches:
     in this process, and in `cache_dir` between processes (kernel_cache.py).
     The variants share their driver and tiles: each costs an entry point of a few calls."""
-    module = ir.Module(name=gemm_name(types))
+    def define(module: ir.Module) -> list[ir.Function]:
+        entries = []
+        for from_zero, from_row in ((False, False), (True, False), (False, True)):  # C, 0, row
+            entries.append(get_gemm(module, cpu, *types, from_zero, from_row=from_row))
+            if types == PREPACKED_TYPES:
+                entries.append(get_gemm(module, cpu, *types, from_zero, True, from_row))
+        return entries + [get_gemv(module, cpu, *types, t) for t in (False, True)]
+    return _kernel_object(cpu, gemm_name(types), define, cache_dir)
+
+
+@functools.cache
+def gemm_epilogue_object(cpu: CpuTarget, program: EpilogueProgram,
+                         cache_dir: Path | None = None) -> bytes:
+    """Object code defining `gemm_epilogue_name(program)`: a model has a few epilogues (ReLU,
+    ReLU6, a residual add and ReLU), each compiled once, in this process and in `cache_dir`,
+    like the microkernel's own object."""
+    return _kernel_object(cpu, gemm_epilogue_name(program),
+                          lambda module: [get_gemm_epilogue(module, cpu, program)], cache_dir)
+
+
+def _kernel_object(cpu: CpuTarget, name: str,
+                   define: Callable[[ir.Module], list[ir.Function]],
+                   cache_dir: Path | None) -> bytes:
+    """The object of a module `name` in which `define` writes the microkernel's functions and
+    returns those the entry objects call (made external); built once per text and CPU in
+    `cache_dir` (kernel_cache.py)."""
+    module = ir.Module(name=name)
     module.triple = cpu.triple
-    starts = ((False, False), (True, False), (False, True))  # C, zero, a row
-    for from_zero, from_row in starts:  # external: the entry objects call them
-        get_gemm(module, cpu, *types, from_zero, from_row=from_row).linkage = ""
-        if types == PREPACKED_TYPES:
-            get_gemm(module, cpu, *types, from_zero, True, from_row).linkage = ""
-    for transposed in (False, True):
-        get_gemv(module, cpu, *types, transposed).linkage = ""
+    for fn in define(module):
+        fn.linkage = ""
     text = str(module)
     return cached_object(cache_dir, object_key(text, cpu), lambda: compile_module(text, cpu))
 

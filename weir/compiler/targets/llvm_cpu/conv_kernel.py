@@ -34,10 +34,10 @@ from weir.compiler.targets.llvm_cpu.conv_blocking import (
 )
 from weir.compiler.targets.llvm_cpu.epilogue import (
     apply_epilogue,
-    at_offset,
     input_offsets,
     VectorEpilogue,
 )
+from weir.compiler.targets.llvm_cpu.epilogue_program import at_offset
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smin
 from weir.compiler.targets.llvm_cpu.scalars import prefetch_l2
@@ -194,7 +194,7 @@ class DirectConv:
             bb.call(fn, [x.ptr, x.image0, x.image_stride, x.row_stride, *pixels, at, c,
                          c_first, ldc, col0, start, *offsets])
         # Where the epilogue's other tensors (a residual) lie against the output, in bytes.
-        offsets = [] if self.epilogue is None else input_offsets(b, self.low, self.epilogue)
+        offsets = input_offsets(b, self.low, self.epilogue)
         with b.if_then(b.icmp_signed("<", pixels[0], pixels[1])):
             for_range(b, blocks[0], smin(b, blocks[1], I64(self.full_blocks)),
                       lambda bb, fb: block(bb, fb, True), "fb")

@@ -14,8 +14,8 @@ and the output:
 
 Each accumulator vector starts from the bias (NHWC), from zero (NHWC, an init of zeros) or from
 the output (initialised from the init, as the other convolutions do), gains the taps in (kh, kw)
-order (multiply-adds, which LLVM fuses where the CPU has FMA), and is stored once. Channels or widths past the last whole vector run the same
-taps on scalars. Rows are the workgroups.
+order (multiply-adds, which LLVM fuses where the CPU has FMA), and is stored once. Channels or
+widths past the last whole vector run the same taps on scalars. Rows are the workgroups.
 
 An NHWC input that is a pad of an image (padded_input.py) is read from the image: only the
 border pixels and rows check their taps' bounds."""
@@ -36,12 +36,12 @@ from weir.compiler.targets.llvm_cpu.contraction import (
 from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import (
     apply_epilogue,
-    at_offset,
     finish_block,
     input_offsets,
     vector_epilogue,
     VectorEpilogue,
 )
+from weir.compiler.targets.llvm_cpu.epilogue_program import at_offset
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range, smin
 from weir.compiler.targets.llvm_cpu.padded_input import (
     by_border_rows,
@@ -127,7 +127,7 @@ def lower_vector_depthwise(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Co
     # An epilogue of a few exact ops (ReLU6) is applied as the sums are stored: no pass of it.
     epilogue = vector_epilogue(low, n)
     # Where its other tensors (a residual) lie against the output, in bytes.
-    offsets = [] if epilogue is None else input_offsets(b, low, epilogue)
+    offsets = input_offsets(b, low, epilogue)
     band = band_rows(int(shape["C"]), int(shape["W"]), int(kv.shape[x][2]))
 
     def rows_of(rb: ir.IRBuilder, first: ir.Value, last: ir.Value) -> None:

@@ -221,7 +221,8 @@ def _program(kv: KernelValues, out: ValueRef, inputs: list[ValueRef],
         for number, scalar in enumerate(op.body, start=len(op.inputs) + len(op.outputs)):
             dtypes[number] = scalar.dtype
             if scalar.op == "constant":
-                steps.append(Step("constant", "f32", float(scalar.attr), (), ()))  # type: ignore[arg-type]
+                constant = float(scalar.attr)  # type: ignore[arg-type]
+                steps.append(Step("constant", "f32", constant, (), ()))
             else:
                 steps.append(Step(scalar.op, scalar.dtype, scalar.attr,
                                   tuple(local[a] for a in scalar.args),
@@ -263,15 +264,12 @@ def apply_epilogue(b: ir.IRBuilder, value: ir.Value, epilogue: VectorEpilogue,
 
 
 def input_offsets(b: ir.IRBuilder, low: EntryLowering,
-                  epilogue: VectorEpilogue) -> list[ir.Value]:
-    """Where each input of `epilogue` lies against its output: the input's base address less
-    the output's, in bytes (the same for every element, the shapes being the same)."""
+                  epilogue: VectorEpilogue | None) -> list[ir.Value]:
+    """Where each input of `epilogue` (none without one) lies against its output: the input's
+    base address less the output's, in bytes (the same for every element, the shapes being the
+    same); a kernel reads them with `epilogue_program.at_offset`."""
+    if epilogue is None:
+        return []
     base = b.ptrtoint(low.memory[epilogue.output].ptr, I64)
     return [b.sub(b.ptrtoint(low.memory[v].ptr, I64), base) for v in epilogue.inputs]
 
-
-def at_offset(b: ir.IRBuilder, pointer: ir.Value, offset: ir.Value) -> ir.Value:
-    """`pointer` moved by `offset` bytes, as a pointer of its type (an input's element where the
-    output's is: `input_offsets`)."""
-    moved = b.gep(b.bitcast(pointer, ir.IntType(8).as_pointer()), [offset])
-    return b.bitcast(moved, pointer.type)

@@ -55,6 +55,13 @@ class EpilogueProgram:
         return hashlib.sha256(repr(self).encode()).hexdigest()[:16]
 
 
+def at_offset(b: ir.IRBuilder, pointer: ir.Value, offset: ir.Value) -> ir.Value:
+    """`pointer` moved by `offset` bytes, as a pointer of its type: an input's element where the
+    kernel stores the output's (the offsets are the inputs' bases less the output's)."""
+    moved = b.gep(b.bitcast(pointer, ir.IntType(8).as_pointer()), [offset])
+    return b.bitcast(moved, pointer.type)
+
+
 def apply_program(b: ir.IRBuilder, value: ir.Value, program: EpilogueProgram,
                   inputs: Sequence[ir.Value] = ()) -> ir.Value:
     """The program on the f32 lanes of `value` (or on a scalar), `inputs` the other tensors'

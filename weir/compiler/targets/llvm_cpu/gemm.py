@@ -22,7 +22,11 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from weir.compiler.targets.llvm_cpu.epilogue_program import apply_program, EpilogueProgram
+from weir.compiler.targets.llvm_cpu.epilogue_program import (
+    apply_program,
+    at_offset,
+    EpilogueProgram,
+)
 from weir.compiler.targets.llvm_cpu.halfs import half_to_float
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 from weir.compiler.targets.llvm_cpu.scalars import declared, prefetch_l2
@@ -330,8 +334,6 @@ class Emitter:
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
                 prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
-        finish = None if program is None else \
-            self._finisher(program, list(fn.args[len(fn.args) - inputs:]))
         zero = self._load_row(b, rows, width, fn.args[7]) if from_row else \
             [ir.Constant(self.vector, None)] * (rows * vectors) if from_zero else \
             self._load_c(b, rows, valid, width, c_rows)
@@ -381,6 +383,8 @@ class Emitter:
             phi.add_incoming(value, loop)
             final.append(phi)
         results = [final[i * vectors:(i + 1) * vectors] for i in range(rows)]
+        finish = None if program is None else \
+            self._finisher(program, list(fn.args[len(fn.args) - inputs:]))
         with b.if_else(b.icmp_signed("==", width, _i64(nr))) as (whole, edge):
             with whole:
                 self._update_c(b, rows, valid, c_rows, results, None, finish)
@@ -452,7 +456,7 @@ class Emitter:
                    mask: ir.Value | None) -> ir.Value:
             inputs = []
             for offset in offsets:
-                at = b.bitcast(b.gep(b.bitcast(target, _BYTES), [offset]), target.type)
+                at = at_offset(b, target, offset)
                 inputs.append(self._load_vector(b, at, self.acc, self.element_bytes)
                               if mask is None else self._masked_load(b, at, mask, self.acc))
             return apply_program(b, value, program, inputs)

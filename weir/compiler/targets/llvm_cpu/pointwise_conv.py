@@ -145,7 +145,7 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     # An epilogue of a few exact ops (ReLU, a residual add) is stored by the GEMM's last tiles
     # (a ReLU6 pass after a 16 -> 96 expansion took a fifth of the convolution's time).
     epilogue = vector_epilogue(low, n) if panels is not None and chans > 0 else None
-    offsets = [] if epilogue is None else input_offsets(b, low, epilogue)
+    offsets = input_offsets(b, low, epilogue)
 
     def part(cb: ir.IRBuilder, j: ir.Value) -> None:
         r0 = cb.add(lo, cb.mul(j, I64(chunk)))
@@ -180,14 +180,13 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
             a = Strided(scratch.ptr, I64(chans), "f32")
         c = Strided(cb.gep(dest.ptr, [cb.mul(first, I64(feats))], inbounds=True), I64(feats),
                     "f32")
-        args = [count, I64(feats), I64(chans), a.ptr, a.ld]
-        if epilogue is not None:
-            assert panels is not None
-            call_gemm_epilogue(low, cb, args + [panels, I64(chans), c.ptr, c.ld],
-                               from_zero or row is not None, row, epilogue.program, offsets)
-        elif panels is not None:
-            call_gemm(low, cb, PREPACKED_TYPES, args + [panels, I64(chans), c.ptr, c.ld],
-                      from_zero, True, row)
+        if panels is not None:
+            args = [count, I64(feats), I64(chans), a.ptr, a.ld, panels, I64(chans), c.ptr, c.ld]
+            if epilogue is not None:
+                call_gemm_epilogue(low, cb, args, from_zero or row is not None, row,
+                                   epilogue.program, offsets)
+            else:
+                call_gemm(low, cb, PREPACKED_TYPES, args, from_zero, True, row)
         else:
             assert wm is not None
             gemm(low, cb, count, I64(feats), I64(chans), a, Strided(wm.ptr, I64(feats), "f32"),
