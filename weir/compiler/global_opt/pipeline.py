@@ -18,6 +18,7 @@ from weir.compiler.global_opt.pack_conv_filters import PackConvFilters
 from weir.compiler.global_opt.pack_matmul_weights import PackMatmulWeights
 from weir.compiler.global_opt.propagate_transposes import PropagateTransposes
 from weir.compiler.global_opt.split_convs_over_concats import SplitConvsOverConcats
+from weir.compiler.global_opt.split_pools_over_concats import SplitPoolsOverConcats
 from weir.compiler.global_opt.verify import verify_global_optimization
 from weir.compiler.pass_base import Pass
 
@@ -49,6 +50,9 @@ PASSES: tuple[Pass, ...] = (
     ConvertConvToChannelsLast(),
     # The transposes that leaves carried through the ops between convolutions, where they cancel.
     PropagateTransposes(),
+    # A pooling of a channel concatenation as the concatenation of each piece's pooling: the
+    # pieces are read in place, and what is concatenated is the pooled, smaller tensors.
+    SplitPoolsOverConcats(),
     # A 1 x 1 convolution of a channel concatenation (SqueezeNet's fire modules) as one per
     # piece, each adding onto the last: the concatenation is never written (NHWC, so after it).
     SplitConvsOverConcats(),
