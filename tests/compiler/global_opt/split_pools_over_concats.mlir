@@ -2,7 +2,9 @@
 // concatenation as the concatenation of one pooling per piece, each from a fill of the same
 // value, and drops the first concatenation and the old init; that every reader is rewritten; and
 // that it leaves alone a concatenation another op reads, one along another dimension, a pooling
-// whose init is not a fill, and programs without the llvm-cpu target.
+// whose init is not a fill, and programs without the llvm-cpu target; and that a constant pad of
+// the rows and columns between (a ceil-mode pooling) is applied to each piece, unless it pads the
+// channels or another op reads it.
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --split-pools-over-concats %s | filecheck %s
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=reference --split-pools-over-concats %s | filecheck %s --check-prefix=REF
 
@@ -105,4 +107,73 @@ func.func @init_given(%a: tensor<1x4x4x1xf32>, %b: tensor<1x4x4x1xf32>, %init: t
   %win = tensor.empty() : tensor<2x2xf32>
   %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%c, %win : tensor<1x4x4x2xf32>, tensor<2x2xf32>) outs(%init : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %r : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A ceil-mode pooling's pad of the rows and columns between: each piece is padded the same way.
+// CHECK-LABEL: func.func @padded(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: tensor<1x4x4x1xf32>, %[[B:[a-z0-9]+]]: tensor<1x4x4x2xf32>
+// CHECK-NOT: tensor<1x5x5x3xf32>
+// CHECK: %[[PADA:.*]] = tensor.pad %[[A]] low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK: tensor<1x4x4x1xf32> to tensor<1x5x5x1xf32>
+// CHECK: %[[PA:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[PADA]],
+// CHECK: %[[PADB:.*]] = tensor.pad %[[B]] low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK: tensor<1x4x4x2xf32> to tensor<1x5x5x2xf32>
+// CHECK: %[[PB:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[PADB]],
+// CHECK: %[[CAT:.*]] = tensor.concat dim(3) %[[PA]], %[[PB]] : {{.*}} -> tensor<1x2x2x3xf32>
+// CHECK: func.return %[[CAT]]
+func.func @padded(%a: tensor<1x4x4x1xf32>, %b: tensor<1x4x4x2xf32>) -> tensor<1x2x2x3xf32> {
+  %c = tensor.concat dim(3) %a, %b : (tensor<1x4x4x1xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x3xf32>
+  %m = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %c low[0, 0, 0, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %m : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x5x5x3xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<1x2x2x3xf32>
+  %f = linalg.fill ins(%m : f32) outs(%e : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %win : tensor<1x5x5x3xf32>, tensor<3x3xf32>) outs(%f : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  return %r : tensor<1x2x2x3xf32>
+}
+
+// -----
+
+// The pad is also returned: the concatenation is needed anyway.
+// CHECK-LABEL: func.func @pad_returned(
+// CHECK: %[[CAT:.*]] = tensor.concat dim(3)
+// CHECK: %[[PAD:.*]] = tensor.pad %[[CAT]]
+// CHECK: linalg.pooling_nhwc_max {{.*}} ins(%[[PAD]],
+func.func @pad_returned(%a: tensor<1x4x4x1xf32>, %b: tensor<1x4x4x2xf32>) -> (tensor<1x5x5x3xf32>, tensor<1x2x2x3xf32>) {
+  %c = tensor.concat dim(3) %a, %b : (tensor<1x4x4x1xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x3xf32>
+  %m = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %c low[0, 0, 0, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %m : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x5x5x3xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<1x2x2x3xf32>
+  %f = linalg.fill ins(%m : f32) outs(%e : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %win : tensor<1x5x5x3xf32>, tensor<3x3xf32>) outs(%f : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  return %p, %r : tensor<1x5x5x3xf32>, tensor<1x2x2x3xf32>
+}
+
+// -----
+
+// A pad of the channels too: pieces padded alone would not line up.
+// CHECK-LABEL: func.func @pads_channels(
+// CHECK: %[[CAT:.*]] = tensor.concat dim(3)
+// CHECK: tensor.pad %[[CAT]]
+func.func @pads_channels(%a: tensor<1x4x4x1xf32>, %b: tensor<1x4x4x2xf32>) -> tensor<1x2x2x4xf32> {
+  %c = tensor.concat dim(3) %a, %b : (tensor<1x4x4x1xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x3xf32>
+  %m = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %c low[0, 0, 0, 0] high[0, 1, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %m : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x5x5x4xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<1x2x2x4xf32>
+  %f = linalg.fill ins(%m : f32) outs(%e : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %win : tensor<1x5x5x4xf32>, tensor<3x3xf32>) outs(%f : tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  return %r : tensor<1x2x2x4xf32>
 }

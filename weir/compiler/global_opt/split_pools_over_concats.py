@@ -11,8 +11,10 @@ The concatenation left after the poolings is of a quarter of the size at stride 
 it away too.
 
 Matched: `tensor.concat` along dimension 3 of a static rank-4 tensor whose every reader is a
-`linalg.pooling_nhwc_max` or `linalg.pooling_nhwc_sum` reading it as its input, whose init is a
-`linalg.fill` of an empty tensor (each piece's pooling starts from a fill of the same value).
+`linalg.pooling_nhwc_max` or `linalg.pooling_nhwc_sum` reading it as its input, or a
+`tensor.pad` of its rows and columns by a constant (a ceil-mode pooling's, as torch-mlir states
+it) that only such poolings read; each pooling's init is a `linalg.fill` of an empty tensor (each
+piece's pooling starts from a fill of the same value, from the piece padded the same way).
 Where one reader is anything else the concatenation is needed anyway and is left alone. Only
 when llvm-cpu is among the targets, as split-convs-over-concats, whose work this prepares."""
 
@@ -47,13 +49,41 @@ class SplitPoolsOverConcats(Pass):
             if not isinstance(op, tensor.ConcatOp) or op.dim.value.data != 3 or \
                     not _static_rank4(op.result):
                 continue
-            readers = [use.operation for use in op.result.uses]
-            if not readers or not all(_pools(r, op.result) for r in readers):
+            chains = _pool_chains(op.result)
+            if chains is None:
                 continue
-            for reader in readers:
-                _split(reader, list(op.inputs))
+            for pad, pool in chains:
+                _split(pool, list(op.inputs), pad)
+            for pad in {id(p): p for p, _ in chains if p is not None}.values():
+                pad.detach()
+                pad.erase()
             op.detach()
             op.erase()
+
+
+def _pool_chains(x: SSAValue) -> list[tuple[tensor.PadOp | None, Operation]] | None:
+    """(pad or None, pooling) for every pooling that reads `x`, directly or through a pad of
+    its rows and columns; None when any reader of `x` or of such a pad is something else."""
+    chains: list[tuple[tensor.PadOp | None, Operation]] = []
+    for reader in [use.operation for use in x.uses]:
+        if _pools(reader, x):
+            chains.append((None, reader))
+        elif isinstance(reader, tensor.PadOp) and _spatial_pad(reader, x):
+            pools = [use.operation for use in reader.result.uses]
+            if not pools or not all(_pools(p, reader.result) for p in pools):
+                return None
+            chains.extend((reader, p) for p in pools)
+        else:
+            return None
+    return chains or None
+
+
+def _spatial_pad(pad: tensor.PadOp, x: SSAValue) -> bool:
+    """Whether `pad` pads `x` by a constant along its rows and columns only, statically."""
+    low, high = pad.static_low.get_values(), pad.static_high.get_values()
+    return pad.source is x and not pad.low and not pad.high and \
+        low[0] == low[3] == high[0] == high[3] == 0 and _static_rank4(pad.result) and \
+        not any(a.uses for a in pad.region.block.args)
 
 
 def _static_rank4(v: SSAValue) -> bool:
@@ -72,9 +102,10 @@ def _pools(op: Operation, x: SSAValue) -> bool:
         _static_rank4(op.results[0])
 
 
-def _split(pool: Operation, pieces: list[SSAValue]) -> None:
-    """`pool` (of the concatenation of `pieces`) as the concatenation of one pooling per piece,
-    each from a fill of the value `pool`'s init was filled with."""
+def _split(pool: Operation, pieces: list[SSAValue], pad: tensor.PadOp | None) -> None:
+    """`pool` (of the concatenation of `pieces`, padded by `pad` unless it is None) as the
+    concatenation of one pooling per piece (padded the same way), each from a fill of the
+    value `pool`'s init was filled with."""
     b = Builder(InsertPoint.before(pool))
     fill = pool.operands[2].owner
     assert isinstance(fill, linalg.FillOp)
@@ -83,10 +114,16 @@ def _split(pool: Operation, pieces: list[SSAValue]) -> None:
     pooled: list[SSAValue] = []
     for piece in pieces:
         chans = piece.type.get_shape()[3]  # type: ignore[attr-defined]
+        source = piece
+        if pad is not None:
+            ph, pw = pad.result.type.get_shape()[1:3]  # type: ignore[attr-defined]
+            source = b.insert(tensor.PadOp(
+                piece, [], [], pad.region.clone(), pad.static_low.get_values(),
+                pad.static_high.get_values(), TensorType(element, [n, ph, pw, chans]))).result
         t = TensorType(element, [n, oh, ow, chans])
         empty = b.insert(EmptyOp([], t)).tensor
         init = b.insert(linalg.FillOp((fill.inputs[0],), (empty,), (t,))).results[0]
-        step = b.insert(window_op(pool.name)([piece, pool.operands[1]], [init], [t],
+        step = b.insert(window_op(pool.name)([source, pool.operands[1]], [init], [t],
                                              strides=pool.strides,  # type: ignore[attr-defined]
                                              dilations=pool.dilations))  # type: ignore[attr-defined]
         pooled.append(step.results[0])
