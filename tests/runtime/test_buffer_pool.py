@@ -1,10 +1,11 @@
 """Large buffers are reused once nothing refers to their memory, and never while a caller still
-holds a view of it; small ones are always fresh and zeroed."""
+holds a view of it; small ones are always fresh and zeroed; large ones start on a 64-byte line."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from weir.runtime.hal.buffer import Allocator, BUFFER_ALIGNMENT, CLEARED_BELOW
 from weir.runtime.hal.buffer_pool import POOL_MIN_BYTES, PoolingAllocator
 
 
@@ -60,3 +61,34 @@ def test_large_argument_copies_reuse_the_pool_in_c_order() -> None:
     small = pool.allocate_copy(np.arange(16, dtype=np.float32))
     assert np.array_equal(small.data.view(np.float32), np.arange(16, dtype=np.float32))
 
+
+
+def test_memory_a_caller_holds_as_an_array_over_the_buffer_is_never_reused() -> None:
+    """As a result is handed over (BufferView.to_numpy): an array made over the buffer's bytes,
+    whose base is the buffer's array itself rather than the memory's owner."""
+    pool = PoolingAllocator()
+    buffer = pool.allocate(POOL_MIN_BYTES)
+    held = np.ndarray((POOL_MIN_BYTES // 4,), np.float32, buffer.data, 0)
+    held[:] = 5.0
+    del buffer
+    assert pool.pooled_bytes == 0
+    fresh = pool.allocate(POOL_MIN_BYTES)
+    fresh.data[:] = 0
+    assert (held == 5.0).all()
+
+
+def test_large_buffers_start_on_a_line() -> None:
+    """Fresh, reused and argument-copy buffers from CLEARED_BELOW bytes on start on a
+    BUFFER_ALIGNMENT boundary, so a kernel's vectors never span two lines."""
+    pool = PoolingAllocator()
+    sizes = (CLEARED_BELOW, CLEARED_BELOW + 4, POOL_MIN_BYTES, POOL_MIN_BYTES + 12)
+    buffers = [pool.allocate(size) for size in sizes]
+    assert [b.byte_length for b in buffers] == list(sizes)
+    copies = [Allocator().allocate_copy(np.arange(CLEARED_BELOW // 4 + 3, dtype=np.float32)),
+              pool.allocate_copy(np.ones((POOL_MIN_BYTES // 8, 2), np.float32).T)]
+    addresses = [b.address for b in buffers + copies]
+    del buffers
+    reused = pool.allocate(POOL_MIN_BYTES)
+    assert reused.address in addresses
+    assert all(a % BUFFER_ALIGNMENT == 0 for a in addresses + [reused.address])
+    assert (copies[1].data.view(np.float32) == 1.0).all()

@@ -364,7 +364,7 @@ def _owned(view: BufferView, holders: int) -> bool:
     names and containers): a global or a custom module keeping it would see the caller's
     changes, and later calls would see them through it."""
     buffer = view.buffer
-    return not buffer.read_only and buffer.data.base is None and \
+    return not buffer.read_only and buffer.owns_memory and \
         sys.getrefcount(view) <= holders and sys.getrefcount(buffer) <= 3
 
 

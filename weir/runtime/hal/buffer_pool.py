@@ -81,8 +81,13 @@ class PoolingAllocator(Allocator):
     def _recycle(self, slab: np.ndarray) -> None:
         """Runs when the buffer dies. References to `slab` at that point: this frame, the
         finalizer's arguments, getrefcount's argument, and the dying buffer's own slot; any more
-        belong to views someone still holds."""
-        if sys.getrefcount(slab) > _UNSEEN_REFERENCES:
+        belong to views someone still holds. A pooled slab is an aligned window of a larger
+        array (`fresh_bytes`), and numpy gives a view of a view that larger array as its base:
+        its references are the slab's base, this frame's and getrefcount's argument; any more
+        are views too."""
+        owner = slab.base
+        if sys.getrefcount(slab) > _UNSEEN_REFERENCES or \
+                (owner is not None and sys.getrefcount(owner) > _UNSEEN_OWNER_REFERENCES):
             return
         size = slab.shape[0]
         with self._lock:
@@ -93,3 +98,4 @@ class PoolingAllocator(Allocator):
 
 
 _UNSEEN_REFERENCES = 4
+_UNSEEN_OWNER_REFERENCES = 3
