@@ -119,7 +119,9 @@ def _split(pool: Operation, pieces: list[SSAValue], pad: tensor.PadOp | None) ->
             ph, pw = pad.result.type.get_shape()[1:3]  # type: ignore[attr-defined]
             source = b.insert(tensor.PadOp(
                 piece, [], [], pad.region.clone(), pad.static_low.get_values(),
-                pad.static_high.get_values(), TensorType(element, [n, ph, pw, chans]))).result
+                pad.static_high.get_values(),
+                TensorType(pad.result.type.element_type,  # type: ignore[attr-defined]
+                           [n, ph, pw, chans]))).result
         t = TensorType(element, [n, oh, ow, chans])
         empty = b.insert(EmptyOp([], t)).tensor
         init = b.insert(linalg.FillOp((fill.inputs[0],), (empty,), (t,))).results[0]
