@@ -125,9 +125,9 @@ def _split(pool: Operation, pieces: list[SSAValue], pad: tensor.PadOp | None) ->
         t = TensorType(element, [n, oh, ow, chans])
         empty = b.insert(EmptyOp([], t)).tensor
         init = b.insert(linalg.FillOp((fill.inputs[0],), (empty,), (t,))).results[0]
+        strides, dilations = pool.strides, pool.dilations  # type: ignore[attr-defined]
         step = b.insert(window_op(pool.name)([source, pool.operands[1]], [init], [t],
-                                             strides=pool.strides,  # type: ignore[attr-defined]
-                                             dilations=pool.dilations))  # type: ignore[attr-defined]
+                                             strides=strides, dilations=dilations))
         pooled.append(step.results[0])
     joined = b.insert(tensor.ConcatOp(pooled, 3, pool.results[0].type))
     pool.results[0].replace_all_uses_with(joined.result)
