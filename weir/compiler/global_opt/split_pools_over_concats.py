@@ -20,6 +20,7 @@ when llvm-cpu is among the targets, as split-convs-over-concats, whose work this
 
 from __future__ import annotations
 
+from weir.compiler.global_opt.layout_transposes import replace_op
 from weir.compiler.global_opt.packed_constants import llvm_cpu_target
 from weir.compiler.pass_base import Pass
 from weir.compiler.state import CompilationState
@@ -52,13 +53,9 @@ class SplitPoolsOverConcats(Pass):
             chains = _pool_chains(op.result)
             if chains is None:
                 continue
+            # The last pooling replaced takes the pads and the concatenation with it.
             for pad, pool in chains:
                 _split(pool, list(op.inputs), pad)
-            for pad in {id(p): p for p, _ in chains if p is not None}.values():
-                pad.detach()
-                pad.erase()
-            op.detach()
-            op.erase()
 
 
 def _pool_chains(x: SSAValue) -> list[tuple[tensor.PadOp | None, Operation]] | None:
@@ -130,14 +127,5 @@ def _split(pool: Operation, pieces: list[SSAValue], pad: tensor.PadOp | None) ->
                                              strides=strides, dilations=dilations))
         pooled.append(step.results[0])
     joined = b.insert(tensor.ConcatOp(pooled, 3, pool.results[0].type))
-    pool.results[0].replace_all_uses_with(joined.result)
-    pool.detach()
-    pool.erase()
-    # The old init, read by nothing now, would become a dispatch of its own.
-    if not fill.results[0].uses:
-        empty_op = fill.outputs[0].owner
-        fill.detach()
-        fill.erase()
-        if isinstance(empty_op, EmptyOp) and not empty_op.tensor.uses:
-            empty_op.detach()
-            empty_op.erase()
+    # The old init, pad and concatenation go with it once nothing else reads them.
+    replace_op(pool, joined.result)

@@ -183,13 +183,15 @@ class Allocator:
         return Buffer._owning(fresh_bytes(size), self._counter)
 
     def allocate_copy(self, array: np.ndarray) -> Buffer:
-        """A fresh buffer holding `array`'s bytes in C order (the array itself is not kept),
-        aligned as `fresh_bytes` aligns one of its size."""
+        """A fresh buffer holding `array`'s bytes in C order (the array itself is not kept).
+        A large one comes from `allocate`, aligned as `fresh_bytes` aligns it (and reused from
+        the pool, where the allocator pools: a fresh 4 MiB copy costs about ten times the copy
+        itself in page faults, 1.9 ms against 0.17 ms here)."""
         if array.nbytes >= CLEARED_BELOW and not array.dtype.hasobject:
-            data = fresh_bytes(array.nbytes)
+            buffer = self.allocate(array.nbytes)
             # In C order, whatever the array's strides (copyto through a view of that layout).
-            np.copyto(data.view(array.dtype).reshape(array.shape), array, casting="no")
-            return Buffer._owning(data, self._counter)
+            np.copyto(buffer.data.view(array.dtype).reshape(array.shape), array, casting="no")
+            return buffer
         try:  # a byte view of the array, copied: one copy, the cheapest way numpy offers
             data = np.frombuffer(array, _UINT8).copy()
         except ValueError:  # not C-contiguous: tobytes gathers it in C order

@@ -66,18 +66,6 @@ class PoolingAllocator(Allocator):
         weakref.finalize(buffer, self._recycle, slab)
         return buffer
 
-    def allocate_copy(self, array: np.ndarray) -> Buffer:
-        """A large array's bytes in a pooled buffer: a call's arguments are copied into device
-        buffers on every call, and a fresh 4 MiB copy costs about ten times the copy itself in
-        page faults (1.9 ms against 0.17 ms here)."""
-        size = array.nbytes
-        if size < POOL_MIN_BYTES or array.dtype.hasobject:  # (not `super()`: every call's path)
-            return Allocator.allocate_copy(self, array)
-        buffer = self.allocate(size)
-        # In C order, whatever the array's strides (copyto through a view of that layout).
-        np.copyto(buffer.data.view(array.dtype).reshape(array.shape), array, casting="no")
-        return buffer
-
     def _recycle(self, slab: np.ndarray) -> None:
         """Runs when the buffer dies. References to `slab` at that point: this frame, the
         finalizer's arguments, getrefcount's argument, and the dying buffer's own slot; any more
