@@ -166,6 +166,19 @@ def test_row_strides_with_poisoned_padding(kinds: tuple[str, str, str]) -> None:
         run_case("host", kinds, shape, pad=5)
 
 
+@pytest.mark.parametrize("kinds", [("f32", "f32", "f32"), ("f64", "f64", "f64"),
+                                   ("f16", "f16", "f32")], ids="-".join)
+def test_one_block_of_columns_reads_a_in_place(kinds: tuple[str, str, str]) -> None:
+    """Products whose N fits one block of columns read A's rows where they lie when A needs no
+    widening (f32, f64), in rows a padded stride apart, across blocks of rows and of depth,
+    with ragged last panels whose padding rows would lie past A's end; f16 is still packed."""
+    # Optimised: the tiles that read A in place survive only where the driver can call them.
+    strided = ".strided(" in compiled("host", *kinds).jit.optimized_ir
+    assert strided == (kinds[0] == kinds[2])
+    for shape in [(530, 64, 70), (25, 256, 513), (13, 32, 300), (1, 40, 9), (29, 200, 256)]:
+        run_case("host", kinds, shape, pad=5)
+
+
 @pytest.mark.parametrize(("cpu_name", "kinds"), [
     *(("x86-64", kinds) for kinds in COMBINATIONS[:5]),
     ("x86-64-v3", ("f32", "f32", "f32")), ("x86-64-v3", ("f16", "i8", "f32"))],

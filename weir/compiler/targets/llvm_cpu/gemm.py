@@ -296,7 +296,7 @@ class Emitter:
 
     def tile(self, rows: int, from_zero: bool = False, prepacked: bool = False,
              from_row: bool = False, prefetch: bool = False,
-             program: EpilogueProgram | None = None) -> ir.Function:
+             program: EpilogueProgram | None = None, strided: bool = False) -> ir.Function:
         """`C[valid x width] += A[valid x kc] * B[kc x NR]` from packed panels (row i of A at
         a + i*a_stride, row k of B at b + k*NR), for kc >= 1 and valid > rows - mr/3. C is
         loaded into the accumulators before the K loop and stored after it, so each element
@@ -312,12 +312,13 @@ class Emitter:
         micro-panel of B, whose lines are prefetched into L2 as this tile's k advances (the
         first row panel streams the weights from memory; see `_blocked`). `program`: the tile
         is the last depth block's, and stores `program` of each sum (f32), with its inputs read
-        at C's element plus each of the last arguments (byte offsets)."""
+        at C's element plus each of the last arguments (byte offsets). `strided`: A is read
+        in place, row i at a + i*lda, lda the very last argument (`_blocked`)."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         start = ".from_row" if from_row else ".from_zero" if from_zero else ""
         name = f"{self.name}.tile{rows}{start}" \
                f"{'.prepacked' if prepacked else ''}{'.prefetch' if prefetch else ''}" \
-               f"{'' if program is None else '.e' + program.key}"
+               f"{'' if program is None else '.e' + program.key}{'.strided' if strided else ''}"
         b_align = self.element_bytes if prepacked else self.vector_align
         existing = self._defined(name)
         if existing is not None:
@@ -326,11 +327,25 @@ class Emitter:
         inputs = 0 if program is None else program.inputs
         fn = self._function(name, [_I64, pointer, pointer, pointer, _I64, _I64, _I64] +
                             ([pointer] if from_row else []) + ([pointer] if prefetch else []) +
-                            [_I64] * inputs, (1, 2, 3))
+                            [_I64] * inputs + ([_I64] if strided else []), (1, 2, 3))
         fn.attributes.add("noinline")
         kc, a, bp, c, ldc, valid, width = fn.args[:7]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         c_rows = [_at(b, c, _mul(b, ldc, i)) for i in range(rows)]
+        always = rows - self.blk.mr // 3 + 1
+        if strided:
+            # Rows lda apart, each start hidden from LLVM's strength reduction: left to it, it
+            # chains them (row i + 1 = row i + lda), and the scheduler then hoists both steps'
+            # broadcasts ahead of their multiply-adds, spilling accumulators (half the speed).
+            # The padding rows of a last panel read its last valid row: A may end there.
+            lda, last = fn.args[-1], b.sub(valid, _i64(1))
+            opaque = ir.InlineAsm(ir.FunctionType(_I64, [_I64]), "", "=r,0")
+            offs = [_i64(0)] + [b.call(opaque, [_mul(b, lda, i if i < always else
+                                                     _min(b, _i64(i), last))])
+                                for i in range(1, rows)]
+            a_rows = [_at(b, a, o) for o in offs]
+        else:
+            a_rows = [_at(b, a, i * self.a_stride) for i in range(rows)]
         for c_row in c_rows:
             for line in range(0, nr * self.element_bytes, _LINE_BYTES):
                 prefetch_l2(b, _at(b, c_row, nr + line // self.element_bytes))
@@ -341,7 +356,7 @@ class Emitter:
         # instructions would otherwise take a tenth of what the front end can issue.
         entry = b.block
         with b.if_then(b.trunc(kc, ir.IntType(1))):
-            first_step = self._tile_step(b, rows, a, bp, _i64(0), zero, b_align)
+            first_step = self._tile_step(b, rows, a_rows, bp, _i64(0), zero, b_align)
             odd = b.block
         start = b.phi(_I64, "k.start")
         start.add_incoming(_i64(0), entry)
@@ -361,9 +376,9 @@ class Emitter:
         k = b.phi(_I64, "k")
         k.add_incoming(start, head)
         accumulators = [b.phi(self.vector) for _ in initial]
-        stepped = self._tile_step(b, rows, a, bp, k, accumulators, b_align)
-        stepped = self._tile_step(b, rows, a, bp, b.add(k, _i64(1), flags=("nsw",)), stepped,
-                                  b_align)
+        stepped = self._tile_step(b, rows, a_rows, bp, k, accumulators, b_align)
+        stepped = self._tile_step(b, rows, a_rows, bp, b.add(k, _i64(1), flags=("nsw",)),
+                                  stepped, b_align)
         if prefetch:  # the next panel's two rows of k that these steps' rows stand for
             ahead = _at(b, fn.args[8 if from_row else 7], _mul(b, k, nr))
             for line in range(0, 2 * nr * self.element_bytes, _LINE_BYTES):
@@ -383,8 +398,8 @@ class Emitter:
             phi.add_incoming(value, loop)
             final.append(phi)
         results = [final[i * vectors:(i + 1) * vectors] for i in range(rows)]
-        finish = None if program is None else \
-            self._finisher(program, list(fn.args[len(fn.args) - inputs:]))
+        program_args = list(fn.args[len(fn.args) - inputs - strided:len(fn.args) - strided])
+        finish = None if program is None else self._finisher(program, program_args)
         with b.if_else(b.icmp_signed("==", width, _i64(nr))) as (whole, edge):
             with whole:
                 self._update_c(b, rows, valid, c_rows, results, None, finish)
@@ -394,8 +409,8 @@ class Emitter:
         b.ret_void()
         return fn
 
-    def _tile_step(self, b: ir.IRBuilder, rows: int, a: ir.Value, bp: ir.Value, k: ir.Value,
-                   accumulators: list[ir.Value], b_align: int) -> list[ir.Value]:
+    def _tile_step(self, b: ir.IRBuilder, rows: int, a_rows: list[ir.Value], bp: ir.Value,
+                   k: ir.Value, accumulators: list[ir.Value], b_align: int) -> list[ir.Value]:
         """One step of k: accumulator i*vectors + j gains A[i, k] * B[k, j-th vector]."""
         lanes, vectors = self.blk.lanes, self.blk.nr_vectors
         b_row = _at(b, bp, _mul(b, k, self.blk.nr))
@@ -403,8 +418,7 @@ class Emitter:
                      for j in range(vectors)]
         results = []
         for i in range(rows):
-            element = b.load(_at(b, a, b.add(k, _i64(i * self.a_stride))),
-                             align=self.element_bytes)
+            element = b.load(_at(b, a_rows[i], k), align=self.element_bytes)
             broadcast = _splat(b, element, lanes)
             results += [self._multiply_add(b, broadcast, y, accumulators[i * vectors + j])
                         for j, y in enumerate(b_vectors)]
@@ -872,22 +886,32 @@ class Emitter:
         their kc x nc block of B packed into L2; row panels of up to mr, their panel of A in
         L1; micro-panels of NR columns of B, one register tile each (`from_zero`: tiles that
         start from zero, or from `row` when it is not null, rather than C in the first depth
-        block). `prepacked`: B's panels are
-        read where they lie, nothing of B is packed. `program`: the last depth block's tiles
-        store it of each sum, its inputs `offsets` bytes from C's elements."""
+        block). `prepacked`: B's panels are read where they lie, nothing of B is packed. With
+        one block of columns, A of the accumulator's type is not packed either: the tiles read
+        its rows in place. `program`: the last depth block's tiles store it of each sum, its
+        inputs `offsets` bytes from C's elements."""
         blk = self.blk
         # Prepacked B (weights) is cold on every call: the first row panel of the first row
         # block, which reads it from memory, prefetches each next micro-panel meanwhile; the
         # panels after it find B in L2 (packed B was just written there).
         kinds = (False, True) if prepacked else (False,)
 
-        def tile_sets(program: EpilogueProgram | None) -> tuple[Tiles, Tiles, Tiles]:
+        def tile_sets(program: EpilogueProgram | None,
+                      strided: bool) -> tuple[Tiles, Tiles, Tiles]:
             """The tiles that start from C, from zero and from a row."""
-            return tuple({(rows, p): self.tile(rows, zero, prepacked, from_row, p, program)
+            return tuple({(rows, p): self.tile(rows, zero, prepacked, from_row, p, program,
+                                               strided)
                           for rows in blk.row_steps for p in kinds}
                          for zero, from_row in ((False, False), (True, False), (True, True)))
-        plain = tile_sets(None)
-        ending = None if program is None else tile_sets(program)
+        # A in one block of columns serves each row panel's few tiles and nothing else: the
+        # tiles read it where it lies, as the first one's arithmetic runs, instead of after a
+        # copy of the whole block to scratch and back (3136 x 256 x 64, a 1 x 1 projection:
+        # 1.10x the GFLOP/s). Only A of the accumulator's type: packing also widens it.
+        layouts = (False, True) if self.lhs == self.acc else (False,)
+        in_place = b.icmp_signed("<=", n, _i64(blk.nc)) if len(layouts) == 2 else \
+            ir.Constant(_BOOL, 0)
+        plain = {s: tile_sets(None, s) for s in layouts}
+        ending = None if program is None else {s: tile_sets(program, s) for s in layouts}
         pack_a, pack_b = self.pack_a(), self.pack_b()
         given = b.icmp_unsigned("!=", b.ptrtoint(row, _I64), _i64(0))
         kc_step = _ceil_div(b, k_extent, _ceil_div(b, k_extent, blk.kc))
@@ -902,7 +926,9 @@ class Emitter:
             mc = _min(b, b.sub(m, ic), _i64(blk.mc))
             with _loop(b, _i64(0), k_extent, kc_step, "pc") as pc:
                 kc = _min(b, b.sub(k_extent, pc), kc_step)
-                b.call(pack_a, [mc, kc, _at(b, a, b.add(_mul(b, ic, lda), pc)), lda, a_pack])
+                a_block = _at(b, a, b.add(_mul(b, ic, lda), pc))
+                with b.if_then(b.not_(in_place)):
+                    b.call(pack_a, [mc, kc, a_block, lda, a_pack])
                 with _loop(b, _i64(0), n, blk.nc, "jc") as jc:
                     nc = _min(b, b.sub(n, jc), _i64(blk.nc))
                     if not prepacked:
@@ -916,14 +942,14 @@ class Emitter:
                             panel_at = _at(b, bsrc, b.add(_mul(b, b.add(jc, jr), ldb),
                                                           _mul(b, pc, blk.nr))) \
                                 if prepacked else _at(b, b_pack, _mul(b, jr, kc))
-                            args = [kc, _at(b, a_pack, _mul(b, i, self.a_stride)), panel_at,
-                                    _at(b, c_block, b.add(_mul(b, i, ldc), jr)), ldc, valid,
-                                    width]
+                            rest = [panel_at, _at(b, c_block, b.add(_mul(b, i, ldc), jr)),
+                                    ldc, valid, width]
                             first = b.and_(from_zero, b.icmp_signed("==", pc, _i64(0)))
 
                             def start(sets: tuple[Tiles, Tiles, Tiles], p: bool,
-                                      extra: list[ir.Value]) -> None:
+                                      extra: list[ir.Value], a_panel: ir.Value) -> None:
                                 tiles, first_tiles, row_tiles = sets
+                                args = [kc, a_panel, *rest]
                                 with b.if_else(first) as (from_zero_tiles, c_tiles):
                                     with from_zero_tiles:
                                         with b.if_else(given) as (from_row, from_zero_only):
@@ -936,16 +962,29 @@ class Emitter:
                                     with c_tiles:
                                         self._dispatch(b, tiles, rows, args + extra, p)
 
-                            def run(p: bool, extra: list[ir.Value]) -> None:
+                            def run_as(p: bool, extra: list[ir.Value], strided: bool) -> None:
+                                a_panel, tail = (_at(b, a_block, _mul(b, i, lda)), [lda]) \
+                                    if strided else (_at(b, a_pack, _mul(b, i, self.a_stride)), [])
                                 if ending is None:
-                                    start(plain, p, extra)
+                                    start(plain[strided], p, extra + tail, a_panel)
                                     return
                                 last = b.icmp_signed(">=", b.add(pc, kc), k_extent)
                                 with b.if_else(last) as (ended, partial):
                                     with ended:
-                                        start(ending, p, extra + (offsets or []))
+                                        start(ending[strided], p,
+                                              extra + (offsets or []) + tail, a_panel)
                                     with partial:
-                                        start(plain, p, extra)
+                                        start(plain[strided], p, extra + tail, a_panel)
+
+                            def run(p: bool, extra: list[ir.Value]) -> None:
+                                if len(layouts) == 1:
+                                    run_as(p, extra, False)
+                                    return
+                                with b.if_else(in_place) as (direct, packed):
+                                    with direct:
+                                        run_as(p, extra, True)
+                                    with packed:
+                                        run_as(p, extra, False)
                             if not prepacked:
                                 run(False, [])
                             else:
