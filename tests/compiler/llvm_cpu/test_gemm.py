@@ -16,7 +16,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from weir.compiler.targets.llvm_cpu.gemm import _blocking, get_gemm
+from weir.compiler.targets.llvm_cpu.gemm import get_gemm
+from weir.compiler.targets.llvm_cpu.gemm_base import _blocking
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 from weir.compiler.targets.llvm_cpu.target import Jit
 from weir.errors import UsageError

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from weir.compiler.targets.llvm_cpu.gemm import (
-    _BITS, _I32, _I64, _MEMORY_TYPES, Emitter, _at, _check_kinds, _loop, _min, _mul, _splat,
-    _widen, _i64)
+from weir.compiler.targets.llvm_cpu.gemm import Emitter
+from weir.compiler.targets.llvm_cpu.gemm_base import (
+    _BITS, _I32, _I64, _MEMORY_TYPES, _at, _check_kinds, _loop, _min, _mul, _splat, _widen,
+    _i64)
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 
 # Rows of C one pass over B serves. Row-major B: two rows of four broadcasts each, the vectors
