@@ -172,15 +172,19 @@ class Emitter(TileEmitter, DotEmitter):
 
         def tile_sets(program: EpilogueProgram | None,
                       strided: bool) -> tuple[Tiles, Tiles, Tiles]:
-            """The tiles that start from C, from zero and from a row."""
+            """The tiles that start from C, from zero and from a row (reading A in place: the
+            full-height tile only)."""
+            heights = (blk.mr,) if strided else blk.row_steps
             return tuple({(rows, p): self.tile(rows, zero, prepacked, from_row, p, program,
                                                strided)
-                          for rows in blk.row_steps for p in kinds}
+                          for rows in heights for p in kinds}
                          for zero, from_row in ((False, False), (True, False), (True, True)))
         # A in one block of columns serves each row panel's few tiles and nothing else: the
         # tiles read it where it lies, as the first one's arithmetic runs, instead of after a
         # copy of the whole block to scratch and back (3136 x 256 x 64, a 1 x 1 projection:
-        # 1.10x the GFLOP/s). Only A of the accumulator's type: packing also widens it.
+        # 1.10x the GFLOP/s). Only A of the accumulator's type: packing also widens it. Only
+        # full panels of mr rows: a shorter last one is packed on its own (its padding rows
+        # would lie past A's end), which keeps the extra tiles to one height.
         layouts = (False, True) if self.lhs == self.acc else (False,)
         in_place = b.icmp_signed("<=", n, _i64(blk.nc)) if len(layouts) == 2 else \
             ir.Constant(_BOOL, 0)
@@ -211,6 +215,12 @@ class Emitter(TileEmitter, DotEmitter):
                     c_block = _at(b, c, b.add(_mul(b, ic, ldc), jc))
 
                     def panel(i: ir.Value, rows: ir.Value, valid: ir.Value) -> None:
+                        a_rows = _at(b, a_block, _mul(b, i, lda))
+                        whole = b.and_(in_place, b.icmp_signed("==", valid, _i64(blk.mr)))
+                        with b.if_then(b.and_(in_place, b.not_(whole))):
+                            b.call(pack_a, [valid, kc, a_rows, lda, a_pack])
+                        packed_rows = b.select(in_place, a_pack,
+                                               _at(b, a_pack, _mul(b, i, self.a_stride)))
                         with _loop(b, _i64(0), nc, blk.nr, "jr") as jr:
                             width = _min(b, b.sub(nc, jr), _i64(blk.nr))
                             panel_at = _at(b, bsrc, b.add(_mul(b, b.add(jc, jr), ldb),
@@ -237,8 +247,7 @@ class Emitter(TileEmitter, DotEmitter):
                                         self._dispatch(b, tiles, rows, args + extra, p)
 
                             def run_as(p: bool, extra: list[ir.Value], strided: bool) -> None:
-                                a_panel, tail = (_at(b, a_block, _mul(b, i, lda)), [lda]) \
-                                    if strided else (_at(b, a_pack, _mul(b, i, self.a_stride)), [])
+                                a_panel, tail = (a_rows, [lda]) if strided else (packed_rows, [])
                                 if ending is None:
                                     start(plain[strided], p, extra + tail, a_panel)
                                     return
@@ -254,7 +263,7 @@ class Emitter(TileEmitter, DotEmitter):
                                 if len(layouts) == 1:
                                     run_as(p, extra, False)
                                     return
-                                with b.if_else(in_place) as (direct, packed):
+                                with b.if_else(whole) as (direct, packed):
                                     with direct:
                                         run_as(p, extra, True)
                                     with packed:

@@ -19,7 +19,6 @@ from weir.compiler.targets.llvm_cpu.gemm_base import (
     _LINE_BYTES,
     _loop,
     _MEMORY_TYPES,
-    _min,
     _mul,
     _splat,
     _widen,
@@ -53,7 +52,7 @@ class TileEmitter(EmitterBase):
         first row panel streams the weights from memory; see `_blocked`). `program`: the tile
         is the last depth block's, and stores `program` of each sum (f32), with its inputs read
         at C's element plus each of the last arguments (byte offsets). `strided`: A is read
-        in place, row i at a + i*lda, lda the very last argument (`_blocked`)."""
+        in place, row i at a + i*lda, lda the very last argument, valid = rows (`_blocked`)."""
         lanes, vectors, nr = self.blk.lanes, self.blk.nr_vectors, self.blk.nr
         start = ".from_row" if from_row else ".from_zero" if from_zero else ""
         name = f"{self.name}.tile{rows}{start}" \
@@ -72,18 +71,14 @@ class TileEmitter(EmitterBase):
         kc, a, bp, c, ldc, valid, width = fn.args[:7]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         c_rows = [_at(b, c, _mul(b, ldc, i)) for i in range(rows)]
-        always = rows - self.blk.mr // 3 + 1
         if strided:
             # Rows lda apart, each start hidden from LLVM's strength reduction: left to it, it
             # chains them (row i + 1 = row i + lda), and the scheduler then hoists both steps'
             # broadcasts ahead of their multiply-adds, spilling accumulators (half the speed).
-            # The padding rows of a last panel read its last valid row: A may end there.
-            lda, last = fn.args[-1], b.sub(valid, _i64(1))
+            # Every row is valid: the driver packs a panel with padding rows instead.
             opaque = ir.InlineAsm(ir.FunctionType(_I64, [_I64]), "", "=r,0")
-            offs = [_i64(0)] + [b.call(opaque, [_mul(b, lda, i if i < always else
-                                                     _min(b, _i64(i), last))])
-                                for i in range(1, rows)]
-            a_rows = [_at(b, a, o) for o in offs]
+            a_rows = [a] + [_at(b, a, b.call(opaque, [_mul(b, fn.args[-1], i)]))
+                            for i in range(1, rows)]
         else:
             a_rows = [_at(b, a, i * self.a_stride) for i in range(rows)]
         for c_row in c_rows:
