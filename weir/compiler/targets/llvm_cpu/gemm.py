@@ -215,10 +215,10 @@ class Emitter(TileEmitter, DotEmitter):
                     c_block = _at(b, c, b.add(_mul(b, ic, ldc), jc))
 
                     def panel(i: ir.Value, rows: ir.Value, valid: ir.Value) -> None:
-                        a_rows = _at(b, a_block, _mul(b, i, lda))
+                        a_here = _at(b, a_block, _mul(b, i, lda))  # the panel's rows in A
                         whole = b.and_(in_place, b.icmp_signed("==", valid, _i64(blk.mr)))
                         with b.if_then(b.and_(in_place, b.not_(whole))):
-                            b.call(pack_a, [valid, kc, a_rows, lda, a_pack])
+                            b.call(pack_a, [valid, kc, a_here, lda, a_pack])
                         packed_rows = b.select(in_place, a_pack,
                                                _at(b, a_pack, _mul(b, i, self.a_stride)))
                         with _loop(b, _i64(0), nc, blk.nr, "jr") as jr:
@@ -247,7 +247,7 @@ class Emitter(TileEmitter, DotEmitter):
                                         self._dispatch(b, tiles, rows, args + extra, p)
 
                             def run_as(p: bool, extra: list[ir.Value], strided: bool) -> None:
-                                a_panel, tail = (a_rows, [lda]) if strided else (packed_rows, [])
+                                a_panel, tail = (a_here, [lda]) if strided else (packed_rows, [])
                                 if ending is None:
                                     start(plain[strided], p, extra + tail, a_panel)
                                     return
