@@ -62,7 +62,6 @@ def test_large_argument_copies_reuse_the_pool_in_c_order() -> None:
     assert np.array_equal(small.data.view(np.float32), np.arange(16, dtype=np.float32))
 
 
-
 def test_memory_a_caller_holds_as_an_array_over_the_buffer_is_never_reused() -> None:
     """As a result is handed over (BufferView.to_numpy): an array made over the buffer's bytes,
     whose base is the buffer's array itself rather than the memory's owner."""

@@ -161,7 +161,7 @@ def fresh_bytes(size: int) -> np.ndarray:
     if size < CLEARED_BELOW:
         return np.zeros(size, _UINT8)
     raw = np.empty(size + BUFFER_ALIGNMENT - 1, _UINT8)
-    skip = -ctypes.addressof(ctypes.c_char.from_buffer(raw)) % BUFFER_ALIGNMENT
+    skip = -address_of(raw) % BUFFER_ALIGNMENT
     return raw[skip:skip + size]
 
 
