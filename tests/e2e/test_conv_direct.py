@@ -80,10 +80,11 @@ CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
     (1, (12, 12), 600, (3, 3), 8, (1, 1), (1, 1)),  # a tap a chunk; 3 pixel blocks
     (2, (9, 61), 3, (3, 3), 40, (2, 2), (1, 1)),    # stem-like: width 30, tiles dividing it
     (2, (9, 35), 3, (3, 3), 40, (2, 2), (1, 1)),    # width 17: tiles inside a row and across
+    (1, (19, 61), 3, (7, 7), 40, (2, 2), (1, 1)),   # 7 x 7 stem: a window row's taps one loop
 ]
 IDS = ["ragged-width", "row-tiles", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
        "dilation2", "mixed", "1x1", "1x1-narrow", "1x1-strided", "chunks", "tap-chunks", "deep-c",
-       "stem", "rows-and-images"]
+       "stem", "rows-and-images", "stem-7x7"]
 
 
 @pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)

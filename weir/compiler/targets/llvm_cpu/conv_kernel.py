@@ -30,6 +30,7 @@ from weir.compiler.targets.llvm_cpu.conv_blocking import (
     blocking,
     chunk_taps,
     ConvGeometry,
+    merges_window_rows,
     tile_pixels,
 )
 from weir.compiler.targets.llvm_cpu.epilogue import (
@@ -51,9 +52,6 @@ _I32 = ir.IntType(32)
 _PTR = _F32.as_pointer()
 _VOID = ir.VoidType()
 
-
-# Input channels from which the taps of a window row run as one loop (`_tile`).
-MERGED_TAPS_FROM = 16
 
 @dataclass(frozen=True)
 class Pixels:
@@ -332,11 +330,9 @@ class DirectConv:
         # block of channels) are not waited for by its first tile.
         ahead = self.taps_per_chunk * g.chans * stride
         # With dw = 1 the taps of one window row read KW * C consecutive input elements and
-        # panel lines: one loop over them (same order, same sums) instead of KW loops of C.
-        # Measured single-threaded: a 3 x 3 convolution of 64 channels 12% faster; with few
-        # channels slower (a 7 x 7 stem of 3 channels, 3.4 -> 4.7 ms), so only from 16.
-        unit = g.kw if g.dw == 1 and g.chans >= MERGED_TAPS_FROM and \
-            _whole_window_rows(self, taps) else 1
+        # panel lines: one loop over them (same order, same sums) instead of KW loops of C,
+        # where conv_blocking found that faster.
+        unit = g.kw if merges_window_rows(g) and _whole_window_rows(self, taps) else 1
 
         def tap(tb: ir.IRBuilder, u: ir.Value) -> None:
             t = tb.mul(u, I64(unit))
