@@ -3,7 +3,9 @@
 // the filter, each from the last one's result (the first from the init), and drops the
 // concatenation; that every reader of the concatenation is rewritten; and that it leaves alone a
 // concatenation another op reads, a 3 x 3 window, a filter computed at run time, a concatenation
-// along another dimension, and programs without the llvm-cpu target.
+// along another dimension, a convolution whose output outweighs the concatenation (the chain
+// would read and write it once per piece after the first), and programs without the llvm-cpu
+// target.
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --split-convs-over-concats %s | filecheck %s
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=reference --split-convs-over-concats %s | filecheck %s --check-prefix=REF
 
@@ -90,4 +92,35 @@ func.func @left_alone(%a: tensor<1x4x4x1xf32>, %b: tensor<1x4x4x1xf32>, %wr: ten
   %r2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%c2, %wr : tensor<1x4x4x2xf32>, tensor<1x1x2x1xf32>) outs(%f2 : tensor<1x4x4x1xf32>) -> tensor<1x4x4x1xf32>
   %c3 = tensor.concat dim(2) %a, %b : (tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32>) -> tensor<1x4x8x1xf32>
   return %r1, %r2, %c3 : tensor<1x2x2x1xf32>, tensor<1x4x4x1xf32>, tensor<1x4x8x1xf32>
+}
+
+// -----
+
+// SqueezeNet's classifier: 512 channels in (two pieces of 256), 1000 out. Its output (1000 per
+// pixel) outweighs the concatenation (512): a chain would read and write it once more than the
+// concatenation copies the pieces, so the concatenation stays and is read in one GEMM. With
+// 500 channels out it is split.
+// CHECK-LABEL: func.func @output_outweighs_the_concat(
+// CHECK: %[[C:.*]] = tensor.concat
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[C]],
+// CHECK-LABEL: func.func @output_lighter_than_the_concat(
+// CHECK-NOT: tensor.concat
+// CHECK-COUNT-2: linalg.conv_2d_nhwc_hwcf
+func.func @output_outweighs_the_concat(%a: tensor<1x2x2x256xf32>, %b: tensor<1x2x2x256xf32>) -> tensor<1x2x2x1000xf32> {
+  %c = tensor.concat dim(3) %a, %b : (tensor<1x2x2x256xf32>, tensor<1x2x2x256xf32>) -> tensor<1x2x2x512xf32>
+  %w = arith.constant dense<0.5> : tensor<1x1x512x1000xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x1000xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x2x1000xf32>) -> tensor<1x2x2x1000xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%c, %w : tensor<1x2x2x512xf32>, tensor<1x1x512x1000xf32>) outs(%f : tensor<1x2x2x1000xf32>) -> tensor<1x2x2x1000xf32>
+  return %r : tensor<1x2x2x1000xf32>
+}
+func.func @output_lighter_than_the_concat(%a: tensor<1x2x2x256xf32>, %b: tensor<1x2x2x256xf32>) -> tensor<1x2x2x500xf32> {
+  %c = tensor.concat dim(3) %a, %b : (tensor<1x2x2x256xf32>, tensor<1x2x2x256xf32>) -> tensor<1x2x2x512xf32>
+  %w = arith.constant dense<0.5> : tensor<1x1x512x500xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x500xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x2x500xf32>) -> tensor<1x2x2x500xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%c, %w : tensor<1x2x2x512xf32>, tensor<1x1x512x500xf32>) outs(%f : tensor<1x2x2x500xf32>) -> tensor<1x2x2x500xf32>
+  return %r : tensor<1x2x2x500xf32>
 }
