@@ -124,9 +124,10 @@ def test_direct_conv_nchw_fchw_with_exporters_padding(layout_run: Runner) -> Non
 
 @pytest.mark.parametrize("value", [0.0, -1.5], ids=["zero", "constant"])
 def test_direct_conv_nchw_padding_sides_and_value(layout_run: Runner, value: float) -> None:
-    """An NCHW input padded by a dispatch of its own (split over the images) and brought to NHWC
-    8 x 8 elements at a time: padding of other sizes on each side, a padding value that is not
-    zero, 19 channels and 13 pixels a row (whole blocks and edges), two images."""
+    """An NCHW input whose pad the convolution's dispatch takes along (the rows each workgroup
+    reads brought to NHWC 8 x 8 elements at a time between the pad's values): padding of other
+    sizes on each side, a padding value that is not zero, 19 channels and 13 pixels a row
+    (whole blocks and edges), two images."""
     xs, ws = (2, 19, 9, 13), (16, 19, 3, 3)
     ps, os = (2, 19, 11, 17), (2, 16, 9, 15)
     src = f"""
@@ -198,6 +199,42 @@ def test_direct_conv_rgb_nchw_input_interleaved(layout_run: Runner, hw: Pair,
     expected = reference(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
                          np.zeros((1, *os[2:], 16)), (2, 2), (1, 1))
     check(layout_run(src, "f", *args), expected.transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("hw", [(19, 37), (301, 300)], ids=["rows", "bands"])
+def test_direct_conv_padded_rgb_nchw_input_in_the_stems_dispatch(layout_run: Runner,
+                                                                  hw: Pair) -> None:
+    """ResNet's stem as exported: a pad of 3 around the NCHW RGB image, a 7 x 7 stride-2
+    convolution of a constant filter. The pad is no dispatch of its own: the convolution's
+    dispatch brings each row it reads to NHWC between the pad's values (16 pixels of the three
+    planes interleaved at a time, 37 = 2 x 16 + 5), the rows above and below the image all
+    pad; with an image past BAND_BYTES, in bands of rows."""
+    xs, ws = (1, 3, *hw), (16, 3, 7, 7)
+    ps = (1, 3, hw[0] + 6, hw[1] + 6)
+    os = (1, 16, *(out_size(d + 6, 7, 2, 1) for d in hw))
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    src = f"""
+    func.func @f(%x: {tensor(xs)}) -> {tensor(os)} {{
+      %w = arith.constant {dense_f32(w)} : {tensor(ws)}
+      %zero = arith.constant 0.0 : f32
+      %p = tensor.pad %x low[0, 0, 3, 3] high[0, 0, 3, 3] {{
+      ^bb0(%a: index, %b: index, %c: index, %d: index):
+        tensor.yield %zero : f32
+      }} : {tensor(xs)} to {tensor(ps)}
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %0 = linalg.conv_2d_nchw_fchw {attrs((2, 2), (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    options = weir.CompilerOptions(target_backends=("llvm-cpu",))
+    flow = weir.compile_to_phase(src, "stem.mlir", options, "flow")
+    (conv,) = [e for e in flow.split('"flow.executable"') if "linalg.conv_2d_nhwc_hwcf" in e]
+    assert "tensor.insert_slice" in conv and flow.count("tensor.insert_slice") == 1, flow
+    padded = np.pad(x, ((0, 0), (0, 0), (3, 3), (3, 3)))
+    expected = reference(padded.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                         np.zeros((1, *os[2:], 16)), (2, 2), (1, 1))
+    check(layout_run(src, "f", x), expected.transpose(0, 3, 1, 2))
 
 
 @pytest.mark.parametrize("f, ow", [(24, 16), (13, 19), (8, 5)],

@@ -1,7 +1,8 @@
 // Checks that a pad (a fill of a constant and an insert, as decompose-pad-and-concat leaves
-// tensor.pad) read as a convolution's or a pooling's input joins that op's region, and that
-// pads read by anything else, or filled with a value the host computes, stay regions of their
-// own.
+// tensor.pad) read as a convolution's or a pooling's input joins that op's region, as does one
+// behind the NCHW -> NHWC transpose of a convolution's input (an exporter's padded image), and
+// that pads read by anything else (a transpose another op reads too), or filled with a value the
+// host computes, stay regions of their own.
 // RUN: weir-opt --split-input-file --form-dispatch-regions %s | filecheck %s
 
 // CHECK-LABEL: func.func @pad_into_conv
@@ -118,4 +119,53 @@ func.func @pad_of_a_host_value(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x4xf32>,
   %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x10x10x8xf32>, tensor<3x3x8x4xf32>) outs(%acc : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
   return %0 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// An exporter's padded NCHW image, transposed to a convolution's NHWC input (as
+// convert-conv-to-channels-last leaves ResNet's stem): the pad joins the convolution's region
+// with the transpose. A transpose that another op reads as well leaves the pad a region of its
+// own.
+// CHECK-LABEL: func.func @nchw_pad_into_conv
+// CHECK-NEXT: %[[R:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[PAD:.*]] = tensor.insert_slice %x into %{{.*}}[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[PAD]]
+// CHECK: %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[T]], %w : tensor<1x10x10x3xf32>, tensor<3x3x3x4xf32>)
+// CHECK-NEXT: "flow.return"(%[[CONV]])
+// CHECK-NOT: "flow.dispatch.region"
+// CHECK: func.return %[[R]]
+// CHECK-LABEL: func.func @nchw_pad_transposed_for_two
+// CHECK: %[[OWN:.*]] = "flow.dispatch.region"() ({
+// CHECK: %[[INSERT:.*]] = tensor.insert_slice %x into
+// CHECK-NEXT: "flow.return"(%[[INSERT]])
+// CHECK: linalg.transpose ins(%[[OWN]]
+// CHECK: linalg.transpose ins(%[[OWN]]
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.conv_2d_nhwc_hwcf
+func.func @nchw_pad_into_conv(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x10x10xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  %p = tensor.insert_slice %x into %f[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : tensor<1x3x8x8xf32> into tensor<1x3x10x10xf32>
+  %te = tensor.empty() : tensor<1x10x10x3xf32>
+  %t = linalg.transpose ins(%p : tensor<1x3x10x10xf32>) outs(%te : tensor<1x10x10x3xf32>) permutation = [0, 2, 3, 1]
+  %init = tensor.empty() : tensor<1x8x8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%t, %w : tensor<1x10x10x3xf32>, tensor<3x3x3x4xf32>) outs(%acc : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+func.func @nchw_pad_transposed_for_two(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x3x4xf32>) -> (tensor<1x8x8x4xf32>, tensor<1x10x10x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x10x10xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  %p = tensor.insert_slice %x into %f[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : tensor<1x3x8x8xf32> into tensor<1x3x10x10xf32>
+  %te = tensor.empty() : tensor<1x10x10x3xf32>
+  %t = linalg.transpose ins(%p : tensor<1x3x10x10xf32>) outs(%te : tensor<1x10x10x3xf32>) permutation = [0, 2, 3, 1]
+  %init = tensor.empty() : tensor<1x8x8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%t, %w : tensor<1x10x10x3xf32>, tensor<3x3x3x4xf32>) outs(%acc : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  return %0, %t : tensor<1x8x8x4xf32>, tensor<1x10x10x3xf32>
 }

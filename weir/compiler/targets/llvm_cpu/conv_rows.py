@@ -12,6 +12,7 @@ from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.contraction import Strided
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
+from weir.compiler.targets.llvm_cpu.padded_input import padded_image, padded_rows
 from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
 from weir.format import kernel_description as k
 
@@ -130,7 +131,24 @@ def transposed_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
     if not isinstance(op, k.Transpose) or tuple(op.permutation) != (0, 2, 3, 1) or \
             x in low.memory:
         return None
-    return nchw_row_copy(low, low.kv.ref(op.input))
+    image = low.kv.ref(op.input)
+    return nchw_row_copy(low, image) or padded_nchw_row_copy(low, image)
+
+
+def padded_nchw_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
+    """For a pad of an f32 NCHW image in memory (`KernelValues.padded_inputs`: the exporters'
+    padded network input, which convert-conv-to-channels-last turns into a transpose of the
+    pad), the padded image's row copy: the source's row by `nchw_row_copy` between the pad's
+    values, so the stem's dispatch reads the image itself and no dispatch writes the pad."""
+    image = padded_image(low, x, "NCHW")
+    op = low.kv.ops[x[0]]
+    if image is None or not isinstance(op, k.InsertSlice):
+        return None
+    row = nchw_row_copy(low, low.kv.ref(op.source))
+    chans = low.kv.shape[x][1]
+    if row is None or not isinstance(chans, int):
+        return None
+    return padded_rows(image, chans, row)
 
 
 # Pixels of a row interleaved at a time by `_interleave`, one vector of each channel.

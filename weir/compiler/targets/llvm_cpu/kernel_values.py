@@ -90,16 +90,28 @@ class KernelValues:
     def _pads_input(self, n: int, op: k.InsertSlice) -> bool:
         """Insert `n` is a pad that window ops read in place: unit steps, same rank, a fill
         of a constant for destination, a static source with elements, static offsets, and no
-        user but the input of a `Conv2D` or `Pool2D`."""
+        user but the input of a `Conv2D` or `Pool2D`, or the NCHW -> NHWC transpose that only
+        `Conv2D`s read as their input (an exporter's padded image: `padded_nchw_row_copy`)."""
         source = self.shape[self.ref(op.source)]
         if op.dropped or any(st != 1 for st in op.strides) or \
                 not all(isinstance(o, int) for o in op.offsets) or \
                 not all(isinstance(d, int) and d > 0 for d in source) or \
                 not isinstance(self.ops[op.dest], k.Fill):
             return False
-        users = [u for u in self.ops[n + 1:] if reads(u, n)]
-        return bool(users) and all(isinstance(u, (k.Conv2D, k.Pool2D)) and u.input == n and
-                                   reads(u, n) == 1 for u in users)
+        users = [(m, u) for m, u in enumerate(self.ops[n + 1:], n + 1) if reads(u, n)]
+        return bool(users) and all(
+            isinstance(u, (k.Conv2D, k.Pool2D)) and u.input == n and reads(u, n) == 1 or
+            self._to_nhwc_for_convs(m, u, n) for m, u in users)
+
+    def _to_nhwc_for_convs(self, m: int, op: k.KernelOp, n: int) -> bool:
+        """Op `m` is the transpose of value n from NCHW to NHWC that only `Conv2D`s read, as
+        their input."""
+        if not isinstance(op, k.Transpose) or op.input != n or op.init == n or \
+                tuple(op.permutation) != (0, 2, 3, 1):
+            return False
+        users = [u for u in self.ops[m + 1:] if reads(u, m)]
+        return bool(users) and all(isinstance(u, k.Conv2D) and u.input == m and
+                                   reads(u, m) == 1 for u in users)
 
     def _same_as(self, n: int, v: int) -> None:
         r = self.ref(v)

@@ -86,8 +86,9 @@ def by_border_rows(b: ir.IRBuilder, image: PaddedImage | None, oh: ir.Value, out
             run(b, True)
 
 
-def padded_image(low: EntryLowering, x: ValueRef) -> PaddedImage | None:
-    """`x` as a padded image in NHWC memory when it is one, else None."""
+def padded_image(low: EntryLowering, x: ValueRef, layout: str = "NHWC") -> PaddedImage | None:
+    """`x` as a padded image in memory of `layout` (NHWC, or NCHW) when it is one, else
+    None."""
     kv = low.kv
     if x[0] not in kv.padded_inputs:
         return None
@@ -97,12 +98,13 @@ def padded_image(low: EntryLowering, x: ValueRef) -> PaddedImage | None:
     fill = kv.ops[op.dest]
     assert isinstance(fill, k.Fill)
     inner, outer = kv.shape[kv.ref(op.source)], kv.shape[x]
-    if source is None or len(outer) != 4 or op.offsets[0] != 0 or op.offsets[3] != 0 or \
-            inner[0] != outer[0] or inner[3] != outer[3] or \
+    n, h, w, c = (layout.index(d) for d in "NHWC")
+    if source is None or len(outer) != 4 or op.offsets[n] != 0 or op.offsets[c] != 0 or \
+            inner[n] != outer[n] or inner[c] != outer[c] or \
             not all(isinstance(d, int) for d in outer):
         return None
-    return PaddedImage(source, int(inner[1]), int(inner[2]), int(op.offsets[1]),
-                       int(op.offsets[2]), int(outer[1]), int(outer[2]),
+    return PaddedImage(source, int(inner[h]), int(inner[w]), int(op.offsets[h]),
+                       int(op.offsets[w]), int(outer[h]), int(outer[w]),
                        s.constant(kv.dtype[x], fill.value))
 
 
@@ -112,28 +114,37 @@ def padded_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
     image = padded_image(low, x)
     if image is None:
         return None
-    source, rows, chans = image.source, image.rows, int(image.source.dims[3].constant)
-    left, right = image.left * chans, (image.width - image.left - image.cols) * chans
+    source, chans = image.source, int(image.source.dims[3].constant)
     inner = image.cols * chans
+
+    def row(b: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
+        start = source.address(b, [bn, ih, I64(0), I64(0)])
+
+        def move(mb: ir.IRBuilder, i: ir.Value) -> None:
+            value = s.load_element(mb, mb.gep(start, [i], inbounds=True), source.dtype)
+            s.store_element(mb, value, mb.gep(line, [i], inbounds=True), source.dtype)
+        for_range(b, I64(0), I64(inner), move, "row", unroll=False)
+    return padded_rows(image, chans, row)
+
+
+def padded_rows(image: PaddedImage, chans: int, row: RowCopy) -> RowCopy:
+    """What copies row (bn, ih) of `image` into W x C scratch: the pad's value left and right
+    of the source's row, which row(bn, source row, where its first pixel goes) copies, and all
+    along rows above or below it."""
+    left, right = image.left * chans, (image.width - image.left - image.cols) * chans
+    dtype = image.source.dtype
 
     def fill(b: ir.IRBuilder, line: ir.Value, lo: int, count: int) -> None:
         for_range(b, I64(lo), I64(lo + count), lambda fb, i: s.store_element(
-            fb, image.pad, fb.gep(line, [i], inbounds=True), source.dtype), "pad",
-                  unroll=False)
+            fb, image.pad, fb.gep(line, [i], inbounds=True), dtype), "pad", unroll=False)
 
     def copy(b: ir.IRBuilder, bn: ir.Value, ih: ir.Value, line: ir.Value) -> None:
-        row = b.sub(ih, I64(image.top))
-        with b.if_else(inside(b, row, rows)[0]) as (then, otherwise):
+        source_row = b.sub(ih, I64(image.top))
+        with b.if_else(inside(b, source_row, image.rows)[0]) as (then, otherwise):
             with then:
-                start = source.address(b, [bn, row, I64(0), I64(0)])
                 fill(b, line, 0, left)
-
-                def move(mb: ir.IRBuilder, i: ir.Value) -> None:
-                    value = s.load_element(mb, mb.gep(start, [i], inbounds=True), source.dtype)
-                    s.store_element(mb, value, mb.gep(line, [mb.add(i, I64(left))],
-                                                      inbounds=True), source.dtype)
-                for_range(b, I64(0), I64(inner), move, "row", unroll=False)
-                fill(b, line, left + inner, right)
+                row(b, bn, source_row, b.gep(line, [I64(left)], inbounds=True))
+                fill(b, line, left + image.cols * chans, right)
             with otherwise:
                 fill(b, line, 0, image.width * chans)
     return copy
