@@ -196,15 +196,17 @@ def _is_padded_input(consumer: Operation, operand: SSAValue) -> bool:
     convolution's NHWC input, reads (ResNet's stem: a dispatch of its own took a seventh of
     the stem's time)."""
     if _is_nchw_to_nhwc(consumer):
-        return operand is consumer.operands[0] and all(use.operation.name == "linalg.conv_2d_nhwc_hwcf" and use.index == 0
-                   for use in consumer.results[0].uses) and \
-            _is_pad(consumer.operands[0])
+        return operand is consumer.operands[0] and _is_pad(operand) and \
+            all(use.operation.name == "linalg.conv_2d_nhwc_hwcf" and use.index == 0
+                for use in consumer.results[0].uses)
     if consumer.name not in KERNEL_WINDOWS or operand is not consumer.operands[0]:
         return False
     return _is_pad(operand)
 
 
 def _is_nchw_to_nhwc(op: Operation) -> bool:
+    """`op` brings an NCHW image to NHWC (what convert-conv-to-channels-last puts before a
+    convolution of an exporter's image)."""
     return isinstance(op, linalg.TransposeOp) and \
         tuple(op.permutation.get_values()) == (0, 2, 3, 1)
 
