@@ -57,6 +57,44 @@ def nhwc_program(xs: tuple[int, ...], ws: tuple[int, ...], os: tuple[int, ...], 
     }}"""
 
 
+def padded_nchw_program(xs: tuple[int, ...], ws: tuple[int, ...], low: Pair, high: Pair,
+                        strides: Pair, value: float = 0.0,
+                        w: np.ndarray | None = None) -> tuple[str, tuple[int, ...]]:
+    """What torch and ONNX exporters write: @f(%x[, %w]), a tensor.pad of the NCHW image %x by
+    `low` (top, left) and `high` (bottom, right) with `value`, conv_2d_nchw_fchw of the FCHW
+    filter (an argument, or the constant `w`) into a zero fill. Returns the program and its
+    output shape."""
+    ps = (*xs[:2], xs[2] + low[0] + high[0], xs[3] + low[1] + high[1])
+    os = (xs[0], ws[0], *(out_size(d, k, s, 1) for d, k, s in zip(ps[2:], ws[2:], strides)))
+    filter_arg = "" if w is not None else f", %w: {tensor(ws)}"
+    filter_def = "" if w is None else f"%w = arith.constant {dense_f32(w)} : {tensor(ws)}"
+    src = f"""
+    func.func @f(%x: {tensor(xs)}{filter_arg}) -> {tensor(os)} {{
+      {filter_def}
+      %zero = arith.constant 0.0 : f32
+      %pad = arith.constant {value} : f32
+      %p = tensor.pad %x low[0, 0, {low[0]}, {low[1]}] high[0, 0, {high[0]}, {high[1]}] {{
+      ^bb0(%a: index, %b: index, %c: index, %d: index):
+        tensor.yield %pad : f32
+      }} : {tensor(xs)} to {tensor(ps)}
+      %e = tensor.empty() : {tensor(os)}
+      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
+      %0 = linalg.conv_2d_nchw_fchw {attrs(strides, (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
+      return %0 : {tensor(os)}
+    }}"""
+    return src, os
+
+
+def padded_nchw_reference(x: np.ndarray, w: np.ndarray, low: Pair, high: Pair,
+                          strides: Pair, value: float = 0.0) -> np.ndarray:
+    """`padded_nchw_program`'s result, in NCHW."""
+    padded = np.pad(x, ((0, 0), (0, 0), (low[0], high[0]), (low[1], high[1])),
+                    constant_values=value)
+    out = reference(padded.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), np.zeros(1),
+                    strides, (1, 1))
+    return out.transpose(0, 3, 1, 2)
+
+
 def check(got: object, expected: np.ndarray) -> None:
     got = np.asarray(got)
     assert got.shape == expected.shape and got.dtype == np.float32
@@ -102,24 +140,11 @@ def test_direct_conv_nhwc_hwcf(run: Runner, n: int, hw: Pair, c: int, khw: Pair,
 def test_direct_conv_nchw_fchw_with_exporters_padding(layout_run: Runner) -> None:
     """What torch and ONNX exporters write: tensor.pad of an NCHW input, conv_2d_nchw_fchw into
     a zero fill, stride 2 (a ResNet stem), sizes odd everywhere."""
-    xs, ws, ps, os = (1, 5, 11, 13), (9, 5, 3, 3), (1, 5, 13, 15), (1, 9, 6, 7)
-    src = f"""
-    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}) -> {tensor(os)} {{
-      %zero = arith.constant 0.0 : f32
-      %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {{
-      ^bb0(%a: index, %b: index, %c: index, %d: index):
-        tensor.yield %zero : f32
-      }} : {tensor(xs)} to {tensor(ps)}
-      %e = tensor.empty() : {tensor(os)}
-      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
-      %0 = linalg.conv_2d_nchw_fchw {attrs((2, 2), (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
-      return %0 : {tensor(os)}
-    }}"""
+    xs, ws = (1, 5, 11, 13), (9, 5, 3, 3)
+    src, _ = padded_nchw_program(xs, ws, (1, 1), (1, 1), (2, 2))
     x = RNG.standard_normal(xs).astype(np.float32)
     w = RNG.standard_normal(ws).astype(np.float32)
-    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))).transpose(0, 2, 3, 1)
-    expected = reference(padded, w.transpose(2, 3, 1, 0), np.zeros((1, 6, 7, 9)), (2, 2), (1, 1))
-    check(layout_run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x, w), padded_nchw_reference(x, w, (1, 1), (1, 1), (2, 2)))
 
 
 @pytest.mark.parametrize("value", [0.0, -1.5], ids=["zero", "constant"])
@@ -129,26 +154,12 @@ def test_direct_conv_nchw_padding_sides_and_value(layout_run: Runner, value: flo
     sizes on each side, a padding value that is not zero, 19 channels and 13 pixels a row
     (whole blocks and edges), two images."""
     xs, ws = (2, 19, 9, 13), (16, 19, 3, 3)
-    ps, os = (2, 19, 11, 17), (2, 16, 9, 15)
-    src = f"""
-    func.func @f(%x: {tensor(xs)}, %w: {tensor(ws)}) -> {tensor(os)} {{
-      %zero = arith.constant 0.0 : f32
-      %pad = arith.constant {value} : f32
-      %p = tensor.pad %x low[0, 0, 2, 1] high[0, 0, 0, 3] {{
-      ^bb0(%a: index, %b: index, %c: index, %d: index):
-        tensor.yield %pad : f32
-      }} : {tensor(xs)} to {tensor(ps)}
-      %e = tensor.empty() : {tensor(os)}
-      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
-      %0 = linalg.conv_2d_nchw_fchw {attrs((1, 1), (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
-      return %0 : {tensor(os)}
-    }}"""
+    src, os = padded_nchw_program(xs, ws, (2, 1), (0, 3), (1, 1), value)
+    assert os == (2, 16, 9, 15)
     x = RNG.standard_normal(xs).astype(np.float32)
     w = RNG.standard_normal(ws).astype(np.float32)
-    padded = np.pad(x, ((0, 0), (0, 0), (2, 0), (1, 3)), constant_values=value)
-    expected = reference(padded.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
-                         np.zeros((2, 9, 15, 16)), (1, 1), (1, 1))
-    check(layout_run(src, "f", x, w), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x, w),
+          padded_nchw_reference(x, w, (2, 1), (0, 3), (1, 1), value))
 
 
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2)], ids=["unit", "stride2"])
@@ -210,31 +221,14 @@ def test_direct_conv_padded_rgb_nchw_input_in_the_stems_dispatch(layout_run: Run
     planes interleaved at a time, 37 = 2 x 16 + 5), the rows above and below the image all
     pad; with an image past BAND_BYTES, in bands of rows."""
     xs, ws = (1, 3, *hw), (16, 3, 7, 7)
-    ps = (1, 3, hw[0] + 6, hw[1] + 6)
-    os = (1, 16, *(out_size(d + 6, 7, 2, 1) for d in hw))
     x = RNG.standard_normal(xs).astype(np.float32)
     w = RNG.standard_normal(ws).astype(np.float32)
-    src = f"""
-    func.func @f(%x: {tensor(xs)}) -> {tensor(os)} {{
-      %w = arith.constant {dense_f32(w)} : {tensor(ws)}
-      %zero = arith.constant 0.0 : f32
-      %p = tensor.pad %x low[0, 0, 3, 3] high[0, 0, 3, 3] {{
-      ^bb0(%a: index, %b: index, %c: index, %d: index):
-        tensor.yield %zero : f32
-      }} : {tensor(xs)} to {tensor(ps)}
-      %e = tensor.empty() : {tensor(os)}
-      %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(os)}) -> {tensor(os)}
-      %0 = linalg.conv_2d_nchw_fchw {attrs((2, 2), (1, 1))} ins(%p, %w : {tensor(ps)}, {tensor(ws)}) outs(%init : {tensor(os)}) -> {tensor(os)}
-      return %0 : {tensor(os)}
-    }}"""
+    src, _ = padded_nchw_program(xs, ws, (3, 3), (3, 3), (2, 2), w=w)
     options = weir.CompilerOptions(target_backends=("llvm-cpu",))
     flow = weir.compile_to_phase(src, "stem.mlir", options, "flow")
     (conv,) = [e for e in flow.split('"flow.executable"') if "linalg.conv_2d_nhwc_hwcf" in e]
     assert "tensor.insert_slice" in conv and flow.count("tensor.insert_slice") == 1, flow
-    padded = np.pad(x, ((0, 0), (0, 0), (3, 3), (3, 3)))
-    expected = reference(padded.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
-                         np.zeros((1, *os[2:], 16)), (2, 2), (1, 1))
-    check(layout_run(src, "f", x), expected.transpose(0, 3, 1, 2))
+    check(layout_run(src, "f", x), padded_nchw_reference(x, w, (3, 3), (3, 3), (2, 2)))
 
 
 @pytest.mark.parametrize("f, ow", [(24, 16), (13, 19), (8, 5)],

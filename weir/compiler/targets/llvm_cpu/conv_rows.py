@@ -10,7 +10,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.contraction import Strided
-from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
+from weir.compiler.targets.llvm_cpu.kernel_values import nchw_to_nhwc, ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range
 from weir.compiler.targets.llvm_cpu.padded_input import padded_image, padded_rows
 from weir.compiler.targets.llvm_cpu.transpose_rows import write_transposed
@@ -128,8 +128,7 @@ def transposed_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
     (`copy_input_row`), the 3 x 224 x 224 input of a stem took a sixth of its 3 x 3 stride-2
     convolution on two threads."""
     op = low.kv.ops[x[0]]
-    if not isinstance(op, k.Transpose) or tuple(op.permutation) != (0, 2, 3, 1) or \
-            x in low.memory:
+    if not nchw_to_nhwc(op) or x in low.memory:
         return None
     image = low.kv.ref(op.input)
     return nchw_row_copy(low, image) or padded_nchw_row_copy(low, image)
@@ -141,14 +140,13 @@ def padded_nchw_row_copy(low: EntryLowering, x: ValueRef) -> RowCopy | None:
     pad), the padded image's row copy: the source's row by `nchw_row_copy` between the pad's
     values, so the stem's dispatch reads the image itself and no dispatch writes the pad."""
     image = padded_image(low, x, "NCHW")
+    if image is None:
+        return None
     op = low.kv.ops[x[0]]
-    if image is None or not isinstance(op, k.InsertSlice):
-        return None
+    assert isinstance(op, k.InsertSlice)  # padded_image's inputs are inserts
     row = nchw_row_copy(low, low.kv.ref(op.source))
-    chans = low.kv.shape[x][1]
-    if row is None or not isinstance(chans, int):
-        return None
-    return padded_rows(image, chans, row)
+    # padded_image found every dimension static.
+    return None if row is None else padded_rows(image, int(low.kv.shape[x][1]), row)
 
 
 # Pixels of a row interleaved at a time by `_interleave`, one vector of each channel.

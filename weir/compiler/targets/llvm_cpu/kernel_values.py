@@ -16,6 +16,7 @@ padded copy of an activation is never written (form-dispatch-regions fuses the p
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TypeGuard
 
 from weir.format import kernel_description as k
 
@@ -106,8 +107,7 @@ class KernelValues:
     def _to_nhwc_for_convs(self, m: int, op: k.KernelOp, n: int) -> bool:
         """Op `m` is the transpose of value n from NCHW to NHWC that only `Conv2D`s read, as
         their input."""
-        if not isinstance(op, k.Transpose) or op.input != n or op.init == n or \
-                tuple(op.permutation) != (0, 2, 3, 1):
+        if not nchw_to_nhwc(op) or op.input != n or op.init == n:
             return False
         users = [u for u in self.ops[m + 1:] if reads(u, m)]
         return bool(users) and all(isinstance(u, k.Conv2D) and u.input == m and
@@ -177,6 +177,12 @@ _OPERAND_FIELDS: dict[type, tuple[str, ...]] = {
     k.Reshape: ("input",), k.Slice: ("input",), k.InsertSlice: ("source", "dest"),
     k.Fill: ("init",), k.Store: ("value",), k.Result: ("source",), k.Load: (), k.Empty: (),
 }
+
+
+def nchw_to_nhwc(op: k.KernelOp) -> TypeGuard[k.Transpose]:
+    """`op` brings an NCHW image to NHWC (what convert-conv-to-channels-last puts before a
+    convolution of an exporter's image)."""
+    return isinstance(op, k.Transpose) and tuple(op.permutation) == (0, 2, 3, 1)
 
 
 def reads(op: k.KernelOp, n: int) -> int:
