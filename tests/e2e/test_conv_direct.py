@@ -1,7 +1,8 @@
 """The llvm-cpu direct convolution microkernel (static f32 convolutions) at its edges, on every
 host target (the `run` fixture), against numpy: output widths that are not a multiple of the
 register tile's pixels (which divide a row where they can: conv_blocking.tile_pixels), tiles
-inside one output row and tiles across rows and images, channel
+inside one output row and tiles across rows and images, AVX-512's wide tiles (6 pixels x 64
+channels: conv_blocking.wide_tiles), channel
 counts that are not a multiple of the vector width (filter blocks with a partial last block),
 input channels deep enough to split the window into several chunks of taps, strides,
 dilations, 1x1 filters, the exporters' padding (tensor.pad, of any constant), the exporters'
@@ -23,6 +24,7 @@ from conftest import dense_f32
 Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
 Pair = tuple[int, int]
 RNG = np.random.default_rng(5)
+WIDE_RNG = np.random.default_rng(6)  # its own: the other cases keep their draws
 
 
 def tensor(shape: tuple[int, ...]) -> str:
@@ -123,18 +125,37 @@ CASES = [  # n, (h, w), c, (kh, kw), f, strides, dilations
 IDS = ["ragged-width", "row-tiles", "narrow-f", "partial-block-2v", "partial-block-1v", "stride2",
        "dilation2", "mixed", "1x1", "1x1-narrow", "1x1-strided", "chunks", "tap-chunks", "deep-c",
        "stem", "rows-and-images", "stem-7x7"]
+# AVX-512's wide tiles (6 pixels x 64 channels, conv_blocking.wide_tiles; narrow elsewhere).
+WIDE_CASES = [
+    (1, (6, 34), 16, (3, 3), 64, (1, 1), (1, 1)),   # width 32: tiles inside a row and across
+    (2, (4, 30), 24, (3, 3), 128, (1, 1), (1, 1)),  # two panels, tiles across images
+    (1, (4, 30), 300, (3, 3), 64, (1, 1), (1, 1)),  # chunks of two taps
+    (1, (7, 61), 8, (3, 3), 64, (2, 2), (1, 1)),    # stride 2 (width 30)
+]
+WIDE_IDS = ["wide", "wide-images", "wide-chunks", "wide-stride2"]
+
+
+def check_nhwc(run: Runner, rng: np.random.Generator, n: int, hw: Pair, c: int, khw: Pair,
+               f: int, strides: Pair, dilations: Pair) -> None:
+    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
+    xs, ws, os = (n, *hw, c), (*khw, c, f), (n, oh, ow, f)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    init = rng.standard_normal(os).astype(np.float32)
+    src = nhwc_program(xs, ws, os, strides, dilations)
+    check(run(src, "f", x, w, init), reference(x, w, init, strides, dilations))
 
 
 @pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", CASES, ids=IDS)
 def test_direct_conv_nhwc_hwcf(run: Runner, n: int, hw: Pair, c: int, khw: Pair, f: int,
                                strides: Pair, dilations: Pair) -> None:
-    oh, ow = (out_size(s, k, st, d) for s, k, st, d in zip(hw, khw, strides, dilations))
-    xs, ws, os = (n, *hw, c), (*khw, c, f), (n, oh, ow, f)
-    x = RNG.standard_normal(xs).astype(np.float32)
-    w = RNG.standard_normal(ws).astype(np.float32)
-    init = RNG.standard_normal(os).astype(np.float32)
-    src = nhwc_program(xs, ws, os, strides, dilations)
-    check(run(src, "f", x, w, init), reference(x, w, init, strides, dilations))
+    check_nhwc(run, RNG, n, hw, c, khw, f, strides, dilations)
+
+
+@pytest.mark.parametrize("n, hw, c, khw, f, strides, dilations", WIDE_CASES, ids=WIDE_IDS)
+def test_direct_conv_wide_tiles(run: Runner, n: int, hw: Pair, c: int, khw: Pair, f: int,
+                                strides: Pair, dilations: Pair) -> None:
+    check_nhwc(run, WIDE_RNG, n, hw, c, khw, f, strides, dilations)
 
 
 def test_direct_conv_nchw_fchw_with_exporters_padding(layout_run: Runner) -> None:

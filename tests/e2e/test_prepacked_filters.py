@@ -6,8 +6,8 @@ images whose workgroups split the output channels too (with and without a partia
 channels), a large image whose workgroups split rows only, a channels-last 1x1 convolution
 from more channels to fewer whose rows run in several chunks of the GEMM, filter counts that
 are not whole panels (stored padded with zeros: the GEMM's masked last panel, the direct kernel's
-rest block, fewer channels than one panel) and a 3-channel strided stem whose large output runs
-in bands of rows."""
+rest block, fewer channels than one panel), a 3-channel strided stem whose large output runs
+in bands of rows, and 30-pixel rows of 128 channels in AVX-512's wide panels of 64."""
 
 from __future__ import annotations
 
@@ -94,10 +94,11 @@ CASES = [("NCHW", 1, 10, 16, 32, 3, 1, True), ("NCHW", 1, 9, 64, 64, 3, 1, False
          ("NCHW", 1, 15, 128, 64, 1, 2, True), ("NCHW", 1, 9, 64, 40, 3, 1, True),
          ("NCHW", 1, 40, 16, 32, 3, 1, True), ("NHWC", 1, 96, 128, 32, 1, 1, True),
          ("NHWC", 1, 13, 64, 40, 1, 1, True), ("NHWC", 1, 9, 32, 24, 3, 1, True),
-         ("NCHW", 1, 101, 3, 64, 3, 2, True)]
+         ("NCHW", 1, 101, 3, 64, 3, 2, True), ("NHWC", 2, 32, 32, 128, 3, 1, True)]
 IDS = ["nchw-bias-relu", "nchw-7x7-output", "nhwc-two-images", "nhwc-fhwc",
        "nchw-strided-1x1", "nchw-partial-block", "nchw-rows-only", "nhwc-1x1-chunks",
-       "nhwc-1x1-padded-panel", "nhwc-fewer-channels-than-a-panel", "nchw-stem-in-bands"]
+       "nhwc-1x1-padded-panel", "nhwc-fewer-channels-than-a-panel", "nchw-stem-in-bands",
+       "nhwc-wide-panels"]
 
 
 @pytest.mark.parametrize("layout, images, size, chans, feats, window, stride, bias", CASES,
@@ -132,6 +133,24 @@ def test_llvm_cpu_reads_the_panels_in_place() -> None:
     assert weights.transpose(2, 3, 1, 0).reshape(3, 3, 64, 4, 16).transpose(3, 0, 1, 2, 4) \
         .tobytes() in module or weights.transpose(2, 3, 1, 0).reshape(3, 3, 64, 2, 32) \
         .transpose(3, 0, 1, 2, 4).tobytes() in module
+
+
+def test_llvm_cpu_packs_wide_panels_for_wide_tiles() -> None:
+    """A convolution the kernel runs in wide tiles (conv_blocking.wide_tiles) has its filter
+    packed in panels of the tile's width, 64 channels on AVX-512, 32 on AVX2."""
+    from weir.compiler.targets.llvm_cpu.conv_blocking import conv_tile, ConvGeometry
+    from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
+    weights = RNG.standard_normal((3, 3, 16, 128)).astype(np.float32)
+    for cpu_name, nr in (("x86-64-v4", 64), ("x86-64-v3", 16)):
+        assert conv_tile(resolve_cpu(cpu_name),
+                         ConvGeometry(16, 128, 3, 3, 30, 30, 1, 1, 1, 1)).nr == nr
+        options = weir.CompilerOptions(target_backends=("llvm-cpu",),
+                                       llvmcpu_target_cpu=cpu_name)
+        source = program("NHWC", (1, 32, 32, 16), weights.shape, (1, 30, 30, 128), 1,
+                         weights, False)
+        module = weir.compile_string(source, "t.mlir", options)
+        assert weights.reshape(3, 3, 16, 128 // nr, nr).transpose(3, 0, 1, 2, 4).tobytes() \
+            in module, cpu_name
 
 
 def test_llvm_cpu_reads_padded_panels_in_place() -> None:

@@ -1,7 +1,7 @@
 """The direct convolution sums the window in chunks of taps whose panel lines all the tiles of a
 block of pixels run over before the next chunk's: whole window rows, as many as fit in the
-budget (CHUNK_BYTES for tiles of STREAMED_FROM_PIXELS pixels or more, which read the lines from
-L2; L1_CHUNK_BYTES for narrower ones), so a window row's taps run as one loop; single taps only
+budget (CHUNK_BYTES for tiles of STREAMED_FROM_ELEMENTS pixels x channels or more, which read
+the lines from L2; L1_CHUNK_BYTES for smaller ones), so a window row's taps run as one loop; single taps only
 where one window row's lines exceed it; chunks as even as they go. Results for several chunks
 are checked by tests/e2e/test_conv_direct.py (its chunks and deep-c cases)."""
 
@@ -14,7 +14,7 @@ from weir.compiler.targets.llvm_cpu.conv_blocking import (
     chunk_taps,
     ConvGeometry,
     L1_CHUNK_BYTES,
-    STREAMED_FROM_PIXELS,
+    STREAMED_FROM_ELEMENTS,
 )
 
 
@@ -38,6 +38,10 @@ CASES = {
     (256, 7, 7, 8, 6): 3,     # SSE's 8-channel panels: a window row of 56 KiB is past the
                               # budget: three 8 KiB taps a chunk
     (80, 3, 3, 32, 10): 2,    # 30 KiB a window row on 10-pixel tiles: 2 taps a chunk, then 1
+    (64, 3, 3, 64, 6): 9,     # wide tiles (6 pixels x 64 channels) stream from L2: 144 KiB
+    (128, 3, 3, 64, 6): 6,    # ... 96 KiB a window row: two rows, then the last one
+    (300, 3, 3, 64, 6): 2,    # ... a window row past CHUNK_BYTES: two taps a chunk (the e2e
+                              # wide-chunks case)
 }
 
 
@@ -48,7 +52,7 @@ def test_chunks_are_whole_window_rows_within_the_budget(
     chans, kh, kw, nr, mr = key
     taps = chunk_taps(geometry(chans, kh, kw), nr, mr)
     assert taps == CASES[key]
-    budget = CHUNK_BYTES if mr >= STREAMED_FROM_PIXELS else L1_CHUNK_BYTES
+    budget = CHUNK_BYTES if mr * nr >= STREAMED_FROM_ELEMENTS else L1_CHUNK_BYTES
     line = chans * nr * 4
     if kw * line <= budget:
         assert taps % kw == 0 and taps * line <= budget

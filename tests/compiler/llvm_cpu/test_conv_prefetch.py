@@ -10,12 +10,7 @@ import re
 
 from lowered import lowered_entry
 
-from weir.compiler.targets.llvm_cpu.conv_blocking import (
-    chunk_taps,
-    ConvGeometry,
-    panel_width,
-    tile_pixels,
-)
+from weir.compiler.targets.llvm_cpu.conv_blocking import chunk_taps, conv_tile, ConvGeometry
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 
 CONV = """
@@ -48,10 +43,11 @@ def test_prefetch_one_chunk_ahead_in_the_first_block_only() -> None:
     for cpu_name in ("host", "x86-64"):
         kernel = _kernel_ir(cpu_name)
         cpu = resolve_cpu(cpu_name)
-        width = panel_width(cpu)
         # The same panel line one chunk on (test_conv_chunks.py checks the chunks' sizes).
         geometry = ConvGeometry(64, 64, 3, 3, 56, 56, 1, 1, 1, 1)
-        ahead = chunk_taps(geometry, width, tile_pixels(cpu, 56)) * 64 * width
+        tile = conv_tile(cpu, geometry)
+        width = tile.nr
+        ahead = chunk_taps(geometry, width, tile.mr) * 64 * width
         loops = _inner_loops(kernel)
         prefetching = [body for body in loops if "llvm.prefetch" in body]
         assert prefetching and len(prefetching) < len(loops), cpu_name

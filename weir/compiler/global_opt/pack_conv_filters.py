@@ -20,6 +20,8 @@ one of the targets."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from weir.compiler.global_opt.constant_values import constant_value
@@ -30,6 +32,9 @@ from weir.format.packed_weights import conv_collapse_groups, conv_panels, conv_p
 from weir.ir import constants_of
 from weir.ir.upstream import Float32Type, ModuleOp, Operation, TensorType
 from weir.ir.window_ops import WINDOW_LAYOUTS, window_pair
+
+if TYPE_CHECKING:
+    from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry
 
 _F32 = Float32Type()
 _LAYOUTS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nhwc_fhwc", "linalg.conv_2d_nchw_fchw")
@@ -49,7 +54,6 @@ class PackConvFilters(Pass):
         if cpu is None:
             return
         from weir.compiler.targets.llvm_cpu.conv_blocking import panel_width
-        nr = panel_width(cpu)
         constants = constants_of(module)
         for op in list(module.walk()):
             layout = _filter_layout(op)
@@ -57,6 +61,8 @@ class PackConvFilters(Pass):
                 continue
             weights = op.operands[1]
             sizes = dict(zip(layout, weights.type.get_shape()))  # type: ignore[attr-defined]
+            # The kernel's panel width for this convolution (wide tiles take wider panels).
+            nr = panel_width(cpu, _geometry(op, sizes))
             if np.prod(list(sizes.values())) < MIN_ELEMENTS:
                 continue
             if layout == "FCHW" and sizes["H"] == sizes["W"] == 1 and \
@@ -68,6 +74,16 @@ class PackConvFilters(Pass):
             replace_with_packed(op, 1, conv_panels(values, layout, nr), f"_panels{nr}",
                                 conv_panels_permutation(layout), conv_collapse_groups(layout),
                                 constants)
+
+
+def _geometry(op: Operation, sizes: dict[str, int]) -> ConvGeometry:
+    """The convolution's sizes as the llvm-cpu kernel's blocking reads them."""
+    from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry
+    output = WINDOW_LAYOUTS[op.name].output
+    out = dict(zip(output, op.results[0].type.get_shape()))  # type: ignore[attr-defined]
+    (sh, sw), (dh, dw) = window_pair(op, "strides"), window_pair(op, "dilations")
+    return ConvGeometry(sizes["C"], sizes["F"], sizes["H"], sizes["W"], out["H"], out["W"],
+                        sh, sw, dh, dw)
 
 
 def _filter_layout(op: Operation) -> str | None:

@@ -6,24 +6,28 @@ code."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 
 # Most bytes of panel lines in one chunk of taps. Each line is read by every tile of a block of
 # pixels, 2 vectors per mr cycles of multiply-adds: from L2 for tiles of at least
-# STREAMED_FROM_PIXELS pixels (a chunk of up to CHUNK_BYTES, about a tenth of a core's L2, beside
-# the input rows a block reads: `pixels_per_block`), which L2 sustains; narrower tiles keep their
-# chunk in L1 (L1_CHUNK_BYTES, half of a 48 KiB L1). What chunks cost is the tiles'
-# accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1, 2 MiB L2),
+# STREAMED_FROM_ELEMENTS pixels x channels (a chunk of up to CHUNK_BYTES, about a tenth of a
+# core's L2, beside the input rows a block reads: `pixels_per_block`), which L2 sustains;
+# smaller tiles keep their chunk in L1 (L1_CHUNK_BYTES, half of a 48 KiB L1). What chunks cost
+# is the tiles' accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1, 2 MiB L2),
 # against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer (14-pixel tiles) 0.93-0.94x with
 # the whole window in one chunk, 112 x 112 x 128 0.95-0.97x, ResNet's 28 x 28 x 128 0.90-0.94x
 # and 14 x 14 x 256 0.91-0.98x (a window row or the whole window a chunk); the suite's
 # 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the whole window, 0.95-0.97x with a window row a
-# chunk; whole 590 KiB panels at 7 x 7 x 512 (7-pixel tiles) 1.07x.
+# chunk; whole 590 KiB panels at 7 x 7 x 512 (7-pixel tiles) 1.07x. Wide tiles (`wide_tiles`)
+# stream too: ResNet's 56 x 56 x 64 layer in them took 0.94-0.95x the time with the whole window
+# a chunk that it took with a tap a chunk (16 KiB), 0.93-0.98x that with two taps (32 KiB).
 CHUNK_BYTES = 192 * 1024
 L1_CHUNK_BYTES = 24 * 1024
-STREAMED_FROM_PIXELS = 12
+# Tiles of at least this many accumulator elements (pixels x channels: 12 x 32 on AVX-512)
+# stream their chunk's lines from L2.
+STREAMED_FROM_ELEMENTS = 12 * 32
 
 # Input channels from which the taps of a window row run as one loop (`merges_window_rows`),
 # and the window width from which they do whatever the channels.
@@ -59,11 +63,41 @@ class Blocking:
         return self.lanes * self.vectors
 
 
-def blocking(cpu: CpuTarget) -> Blocking:
+def blocking(cpu: CpuTarget, g: ConvGeometry | None = None) -> Blocking:
     """16 vector registers (SSE2, AVX2) hold 6 x 2 accumulators, the two filter vectors and a
-    broadcast; AVX-512's 32 hold 12 x 2 of them."""
-    return Blocking(lanes=cpu.vector_bits // 32, mr=12 if cpu.vector_bits == 512 else 6,
-                     vectors=2)
+    broadcast; AVX-512's 32 hold 12 x 2 of them, or 6 x 4 for a convolution of `wide_tiles`."""
+    lanes = cpu.vector_bits // 32
+    if g is not None and wide_tiles(cpu, g):
+        return Blocking(lanes=lanes, mr=WIDE_PIXELS, vectors=4)
+    return Blocking(lanes=lanes, mr=12 if cpu.vector_bits == 512 else 6, vectors=2)
+
+
+# Wide tiles: pixels per tile, and the narrowest output rows that take them.
+WIDE_PIXELS = 6
+WIDE_FROM_WIDTH = 28
+
+
+def wide_tiles(cpu: CpuTarget, g: ConvGeometry) -> bool:
+    """Whether the convolution's register tiles are 6 pixels x 4 vectors (64 channels on
+    AVX-512) rather than 12-14 pixels x 2 vectors. A step of the wide tile loads 10 values for
+    24 multiply-adds, the narrow one 16 for 28; the narrow loop ran a 56 x 56 x 64 layer at
+    85-90% of the FMA peak where onnxruntime's 6 x 64 loop ran at 95% or more. Measured on one
+    thread (two), against the narrow tiles: ResNet's 56 x 56 x 64 layer 0.91-0.94x, 28 x 28 x
+    128 0.96x (0.94x), VGG's 224 x 224 x 64 0.92x (0.94x); 14 x 14 x 256 1.04x (1.00x) and
+    7 x 7 x 512 1.00x (1.08x), whose rows of 14 and 7 pixels the narrow tiles divide and the
+    wide ones do not, so those keep them (`WIDE_FROM_WIDTH`). Only windows larger than 1 x 1
+    (a 1 x 1 convolution runs on the GEMM's panels) and output channels in whole wide panels
+    (no zero-padded last block)."""
+    nr = 4 * cpu.vector_bits // 32
+    return cpu.vector_bits == 512 and g.kh * g.kw > 1 and g.feats % nr == 0 and \
+        g.out_w >= WIDE_FROM_WIDTH
+
+
+def conv_tile(cpu: CpuTarget, g: ConvGeometry) -> Blocking:
+    """The register tile the direct kernel runs `g` with: wide, or narrow with as many pixels
+    as `tile_pixels` finds for its rows."""
+    blk = blocking(cpu, g)
+    return blk if blk.vectors == 4 else replace(blk, mr=tile_pixels(cpu, g.out_w))
 
 
 def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
@@ -86,19 +120,21 @@ def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
     return fits[0] if fits else default
 
 
-def panel_width(cpu: CpuTarget) -> int:
-    """Output channels per panel of the filter (pack_conv_filters.py packs constant filters so)."""
-    return blocking(cpu).nr
+def panel_width(cpu: CpuTarget, g: ConvGeometry | None = None) -> int:
+    """Output channels per panel of the filter of `g` (pack_conv_filters.py packs constant
+    filters so), or of the GEMM-shaped narrow panels a 1 x 1 convolution reads."""
+    return blocking(cpu, g).nr
 
 
 def chunk_taps(g: ConvGeometry, nr: int, mr: int) -> int:
     """Window taps whose panel lines (C x nr per tap) all the tiles of a block of pixels run
     over before the next chunk's: whole window rows, as many as fit in the chunk budget for
-    tiles of `mr` pixels (CHUNK_BYTES, or L1_CHUNK_BYTES below STREAMED_FROM_PIXELS), so the
-    taps of a window row run as one loop (`_taps`) and each tile's accumulators are loaded and
-    stored once per chunk; single taps only where one window row's lines exceed it. C is stored
-    and reloaded between chunks, which keeps the sum in (kh, kw, c) order."""
-    budget = CHUNK_BYTES if mr >= STREAMED_FROM_PIXELS else L1_CHUNK_BYTES
+    tiles of `mr` pixels x `nr` channels (CHUNK_BYTES, or L1_CHUNK_BYTES below
+    STREAMED_FROM_ELEMENTS), so the taps of a window row run as one loop (`_taps`) and each
+    tile's accumulators are loaded and stored once per chunk; single taps only where one window
+    row's lines exceed it. C is stored and reloaded between chunks, which keeps the sum in
+    (kh, kw, c) order."""
+    budget = CHUNK_BYTES if mr * nr >= STREAMED_FROM_ELEMENTS else L1_CHUNK_BYTES
     line = g.chans * nr * 4
     rows = min(g.kh, budget // (g.kw * line))
     if rows:

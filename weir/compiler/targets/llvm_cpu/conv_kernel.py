@@ -21,17 +21,16 @@ generated code, so LLVM sees fixed trip counts and offsets."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.conv_blocking import (
-    blocking,
     chunk_taps,
+    conv_tile,
     ConvGeometry,
     merges_window_rows,
-    tile_pixels,
 )
 from weir.compiler.targets.llvm_cpu.epilogue import (
     apply_epilogue,
@@ -89,7 +88,7 @@ class DirectConv:
         # The entry's epilogue when it is a `vector_epilogue` (ReLU): applied to the
         # accumulators as the last chunk of taps stores them; the caller runs no pass of it.
         self.epilogue = epilogue
-        self.blk = replace(blocking(low.cpu), mr=tile_pixels(low.cpu, g.out_w))
+        self.blk = conv_tile(low.cpu, g)
         self.full_blocks = g.feats // self.blk.nr
         rest = g.feats - self.full_blocks * self.blk.nr
         # The last, partial block of channels: its vectors and valid channels (0: none).

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into, bias_row
-from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry, panel_width
+from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry
 from weir.compiler.targets.llvm_cpu.conv_kernel import DirectConv, Pixels, direct_conv_applies
 from weir.compiler.targets.llvm_cpu.conv_rows import (
     copy_input_row,
@@ -142,7 +142,7 @@ def direct_rows(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv2D,
     xd = dict(zip(op.input_layout, low.dims(x)))
     od = dict(zip(layout, low.dims(out)))
     out_h, out_w, feats = od["H"], od["W"], od["F"]
-    panels = kernel.panel(b, packed_filter(low, b, op))
+    panels = kernel.panel(b, packed_filter(low, b, op, kernel.blk.nr))
     band = _band_rows(low, b, x, xm, op, kernel, xd, od) if panels.prepacked else None
     source = _input_pixels(low, b, x, xm, op, kernel, hull, xd, (out_h, out_w)) \
         if band is None else None
@@ -279,10 +279,10 @@ def _band_pixels(low: EntryLowering, b: ir.IRBuilder, x: ValueRef, xm: Memory | 
                   row_elements)
 
 
-def packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D) -> ir.Value | None:
+def packed_filter(low: EntryLowering, b: ir.IRBuilder, op: k.Conv2D,
+                  nr: int) -> ir.Value | None:
     """The filter's panels when global-optimization packed it at compile time
-    (pack_conv_filters.py) for this CPU's panel width."""
-    nr = panel_width(low.cpu)
+    (pack_conv_filters.py) in panels of `nr` channels, the kernel's."""
     sizes = dict(zip(op.filter_layout, low.kv.shape[low.kv.ref(op.filter)]))
     if not all(isinstance(d, int) for d in sizes.values()):
         return None

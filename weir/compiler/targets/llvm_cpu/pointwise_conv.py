@@ -139,8 +139,8 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     # below, since the entry frees it at its end).
     scratch = None if xm is not None else \
         low.scratch_memory(b, "f32", [I64(chunk * width), I64(chans)])
-    panels = packed_filter(low, b, op) if panel_width(low.cpu) == \
-        panel_columns(low.cpu, "f32") else None
+    nr = panel_width(low.cpu)
+    panels = packed_filter(low, b, op, nr) if nr == panel_columns(low.cpu, "f32") else None
     wm = None if panels is not None else in_memory(low, b, kv.ref(op.filter))
     # An epilogue of a few exact ops (ReLU, a residual add) is stored by the GEMM's last tiles
     # (a ReLU6 pass after a 16 -> 96 expansion took a fifth of the convolution's time).
