@@ -34,6 +34,10 @@ STREAMED_FROM_ELEMENTS = 12 * 32
 MERGED_TAPS_FROM = 16
 MERGED_WINDOW_FROM = 7
 
+# Wide tiles (`wide_tiles`): pixels per tile, and the narrowest output rows that take them.
+WIDE_PIXELS = 6
+WIDE_FROM_WIDTH = 28
+
 
 @dataclass(frozen=True)
 class ConvGeometry:
@@ -72,16 +76,11 @@ def blocking(cpu: CpuTarget, g: ConvGeometry | None = None) -> Blocking:
     return Blocking(lanes=lanes, mr=12 if cpu.vector_bits == 512 else 6, vectors=2)
 
 
-# Wide tiles: pixels per tile, and the narrowest output rows that take them.
-WIDE_PIXELS = 6
-WIDE_FROM_WIDTH = 28
-
-
 def wide_tiles(cpu: CpuTarget, g: ConvGeometry) -> bool:
     """Whether the convolution's register tiles are 6 pixels x 4 vectors (64 channels on
     AVX-512) rather than 12-14 pixels x 2 vectors. A step of the wide tile loads 10 values for
     24 multiply-adds, the narrow one 16 for 28; the narrow loop ran a 56 x 56 x 64 layer at
-    85-90% of the FMA peak where onnxruntime's 6 x 64 loop ran at 95% or more. Measured on one
+    85-88% of the FMA peak where onnxruntime's 6 x 64 loop ran at 95% or more. Measured on one
     thread (two), against the narrow tiles: ResNet's 56 x 56 x 64 layer 0.91-0.94x, 28 x 28 x
     128 0.96x (0.94x), VGG's 224 x 224 x 64 0.92x (0.94x); 14 x 14 x 256 1.04x (1.00x) and
     7 x 7 x 512 1.00x (1.08x), whose rows of 14 and 7 pixels the narrow tiles divide and the
