@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 import weir.api as weir
+from weir.compiler.targets.llvm_cpu.conv_blocking import conv_tile, ConvGeometry
+from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 
 Runner = Callable[..., object]  # the `run` fixture (conftest.py): every host target
 RNG = np.random.default_rng(11)
@@ -137,9 +139,8 @@ def test_llvm_cpu_reads_the_panels_in_place() -> None:
 
 def test_llvm_cpu_packs_wide_panels_for_wide_tiles() -> None:
     """A convolution the kernel runs in wide tiles (conv_blocking.wide_tiles) has its filter
-    packed in panels of the tile's width, 64 channels on AVX-512, 32 on AVX2."""
-    from weir.compiler.targets.llvm_cpu.conv_blocking import conv_tile, ConvGeometry
-    from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
+    packed in panels of the tile's width: 64 channels on AVX-512, where AVX2's narrow tiles
+    take 16."""
     weights = RNG.standard_normal((3, 3, 16, 128)).astype(np.float32)
     for cpu_name, nr in (("x86-64-v4", 64), ("x86-64-v3", 16)):
         assert conv_tile(resolve_cpu(cpu_name),

@@ -1,9 +1,10 @@
 """The direct convolution sums the window in chunks of taps whose panel lines all the tiles of a
 block of pixels run over before the next chunk's: whole window rows, as many as fit in the
 budget (CHUNK_BYTES for tiles of STREAMED_FROM_ELEMENTS pixels x channels or more, which read
-the lines from L2; L1_CHUNK_BYTES for smaller ones), so a window row's taps run as one loop; single taps only
-where one window row's lines exceed it; chunks as even as they go. Results for several chunks
-are checked by tests/e2e/test_conv_direct.py (its chunks and deep-c cases)."""
+the lines from L2; L1_CHUNK_BYTES for smaller ones), so a window row's taps run as one loop;
+single taps only where one window row's lines exceed it; chunks as even as they go. Results for
+several chunks are checked by tests/e2e/test_conv_direct.py (its chunks, deep-c and wide-chunks
+cases)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Stores a convolution's constant filter in the panel layout the llvm-cpu direct convolution
 kernel reads: one panel per block of NR output channels, each KH x KW x C lines of NR channels
 (shape P x KH x KW x C x NR), read back as the filter in its own layout by a transpose that
-puts the two parts of F side by side and a collapse that joins them.
+puts the two parts of F side by side and a collapse that joins them. NR is the width of the
+kernel's register tile for this convolution (conv_blocking.panel_width of its sizes: 64
+channels for AVX-512's wide tiles, the GEMM's panel width otherwise).
 
 Why: the direct kernel multiplies from packed panels. Packed on every call, the filter is read
 from memory and written to scratch by every thread for every dispatch, once per range of
