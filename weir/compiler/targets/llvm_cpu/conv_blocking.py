@@ -15,14 +15,15 @@ from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 # STREAMED_FROM_ELEMENTS pixels x channels (a chunk of up to CHUNK_BYTES, about a tenth of a
 # core's L2, beside the input rows a block reads: `pixels_per_block`), which L2 sustains;
 # smaller tiles keep their chunk in L1 (L1_CHUNK_BYTES, half of a 48 KiB L1). What chunks cost
-# is the tiles' accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1, 2 MiB L2),
-# against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer (14-pixel tiles) 0.93-0.94x with
-# the whole window in one chunk, 112 x 112 x 128 0.95-0.97x, ResNet's 28 x 28 x 128 0.90-0.94x
-# and 14 x 14 x 256 0.91-0.98x (a window row or the whole window a chunk); the suite's
-# 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the whole window, 0.95-0.97x with a window row a
-# chunk; whole 590 KiB panels at 7 x 7 x 512 (7-pixel tiles) 1.07x. Wide tiles (`wide_tiles`)
-# stream too: ResNet's 56 x 56 x 64 layer in them took 0.94-0.95x the time with the whole window
-# a chunk that it took with a tap a chunk (16 KiB), 0.93-0.98x that with two taps (32 KiB).
+# is the tiles' accumulators, loaded and stored once per chunk. Measured on AVX-512 (48 KiB L1,
+# 2 MiB L2), against chunks of at most 16 KiB: VGG's 224 x 224 x 64 layer (14-pixel tiles)
+# 0.93-0.94x with the whole window in one chunk, 112 x 112 x 128 0.95-0.97x, ResNet's
+# 28 x 28 x 128 0.90-0.94x and 14 x 14 x 256 0.91-0.98x (a window row or the whole window a
+# chunk); the suite's 54 x 54 x 64 (9-pixel tiles) 1.03-1.05x with the whole window, 0.95-0.97x
+# with a window row a chunk; whole 590 KiB panels at 7 x 7 x 512 (7-pixel tiles) 1.07x. Wide
+# tiles (`wide_tiles`) stream too: ResNet's 56 x 56 x 64 layer in them took 0.94-0.95x the time
+# with the whole window a chunk that it took with a tap a chunk (16 KiB), 0.93-0.98x that with
+# two taps (32 KiB).
 CHUNK_BYTES = 192 * 1024
 L1_CHUNK_BYTES = 24 * 1024
 # Tiles of at least this many accumulator elements (pixels x channels: 12 x 32 on AVX-512)
@@ -81,12 +82,12 @@ def wide_tiles(cpu: CpuTarget, g: ConvGeometry) -> bool:
     AVX-512) rather than 12-14 pixels x 2 vectors. A step of the wide tile loads 10 values for
     24 multiply-adds, the narrow one 16 for 28; the narrow loop ran a 56 x 56 x 64 layer at
     85-88% of the FMA peak where onnxruntime's 6 x 64 loop ran at 95% or more. Measured on one
-    thread (two), against the narrow tiles: ResNet's 56 x 56 x 64 layer 0.91-0.94x, 28 x 28 x
-    128 0.96x (0.94x), VGG's 224 x 224 x 64 0.92x (0.94x); 14 x 14 x 256 1.04x (1.00x) and
-    7 x 7 x 512 1.00x (1.08x), whose rows of 14 and 7 pixels the narrow tiles divide and the
-    wide ones do not, so those keep them (`WIDE_FROM_WIDTH`). Only windows larger than 1 x 1
-    (a 1 x 1 convolution runs on the GEMM's panels) and output channels in whole wide panels
-    (no zero-padded last block)."""
+    thread (two), against the narrow tiles: ResNet's 56 x 56 x 64 layer 0.91-0.94x (one thread
+    only), 28 x 28 x 128 0.96x (0.94x), VGG's 224 x 224 x 64 0.92x (0.94x); 14 x 14 x 256 1.04x
+    (1.00x) and 7 x 7 x 512 1.00x (1.08x), whose rows of 14 and 7 pixels the narrow tiles
+    divide and the wide ones do not, so those keep them (`WIDE_FROM_WIDTH`). Only windows
+    larger than 1 x 1 (a 1 x 1 convolution runs on the GEMM's panels) and output channels in
+    whole wide panels (no zero-padded last block)."""
     nr = 4 * cpu.vector_bits // 32
     return cpu.vector_bits == 512 and g.kh * g.kw > 1 and g.feats % nr == 0 and \
         g.out_w >= WIDE_FROM_WIDTH
