@@ -63,8 +63,6 @@ class PackConvFilters(Pass):
                 continue
             weights = op.operands[1]
             sizes = dict(zip(layout, weights.type.get_shape()))  # type: ignore[attr-defined]
-            # The kernel's panel width for this convolution (wide tiles take wider panels).
-            nr = panel_width(cpu, _geometry(op, sizes))
             if np.prod(list(sizes.values())) < MIN_ELEMENTS:
                 continue
             if layout == "FCHW" and sizes["H"] == sizes["W"] == 1 and \
@@ -73,6 +71,8 @@ class PackConvFilters(Pass):
             values = constant_value(weights, constants)
             if values is None or values.dtype != np.float32:
                 continue
+            # The kernel's panel width for this convolution (wide tiles take wider panels).
+            nr = panel_width(cpu, _geometry(op, sizes))
             replace_with_packed(op, 1, conv_panels(values, layout, nr), f"_panels{nr}",
                                 conv_panels_permutation(layout), conv_collapse_groups(layout),
                                 constants)

@@ -68,13 +68,11 @@ class Blocking:
         return self.lanes * self.vectors
 
 
-def blocking(cpu: CpuTarget, g: ConvGeometry | None = None) -> Blocking:
+def blocking(cpu: CpuTarget) -> Blocking:
     """16 vector registers (SSE2, AVX2) hold 6 x 2 accumulators, the two filter vectors and a
-    broadcast; AVX-512's 32 hold 12 x 2 of them, or 6 x 4 for a convolution of `wide_tiles`."""
-    lanes = cpu.vector_bits // 32
-    if g is not None and wide_tiles(cpu, g):
-        return Blocking(lanes=lanes, mr=WIDE_PIXELS, vectors=4)
-    return Blocking(lanes=lanes, mr=12 if cpu.vector_bits == 512 else 6, vectors=2)
+    broadcast; AVX-512's 32 hold 12 x 2 of them (or 6 x 4: `conv_tile`)."""
+    return Blocking(lanes=cpu.vector_bits // 32, mr=12 if cpu.vector_bits == 512 else 6,
+                    vectors=2)
 
 
 def wide_tiles(cpu: CpuTarget, g: ConvGeometry) -> bool:
@@ -88,16 +86,17 @@ def wide_tiles(cpu: CpuTarget, g: ConvGeometry) -> bool:
     divide and the wide ones do not, so those keep them (`WIDE_FROM_WIDTH`). Only windows
     larger than 1 x 1 (a 1 x 1 convolution runs on the GEMM's panels) and output channels in
     whole wide panels (no zero-padded last block)."""
-    nr = 4 * cpu.vector_bits // 32
-    return cpu.vector_bits == 512 and g.kh * g.kw > 1 and g.feats % nr == 0 and \
-        g.out_w >= WIDE_FROM_WIDTH
+    return cpu.vector_bits == 512 and g.kh * g.kw > 1 and \
+        g.feats % (4 * blocking(cpu).lanes) == 0 and g.out_w >= WIDE_FROM_WIDTH
 
 
 def conv_tile(cpu: CpuTarget, g: ConvGeometry) -> Blocking:
     """The register tile the direct kernel runs `g` with: wide, or narrow with as many pixels
     as `tile_pixels` finds for its rows."""
-    blk = blocking(cpu, g)
-    return blk if blk.vectors == 4 else replace(blk, mr=tile_pixels(cpu, g.out_w))
+    narrow = blocking(cpu)
+    if wide_tiles(cpu, g):
+        return replace(narrow, mr=WIDE_PIXELS, vectors=4)
+    return replace(narrow, mr=tile_pixels(cpu, g.out_w))
 
 
 def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
@@ -123,7 +122,7 @@ def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
 def panel_width(cpu: CpuTarget, g: ConvGeometry | None = None) -> int:
     """Output channels per panel of the filter of `g` (pack_conv_filters.py packs constant
     filters so), or of the GEMM-shaped narrow panels a 1 x 1 convolution reads."""
-    return blocking(cpu, g).nr
+    return (blocking(cpu) if g is None else conv_tile(cpu, g)).nr
 
 
 def chunk_taps(g: ConvGeometry, nr: int, mr: int) -> int:
