@@ -7,7 +7,9 @@ channels), a large image whose workgroups split rows only, a channels-last 1x1 c
 from more channels to fewer whose rows run in several chunks of the GEMM, filter counts that
 are not whole panels (stored padded with zeros: the GEMM's masked last panel, the direct kernel's
 rest block, fewer channels than one panel), a 3-channel strided stem whose large output runs
-in bands of rows, and 30-pixel rows of 128 channels in AVX-512's wide panels of 64."""
+in bands of rows, 30-pixel rows of 128 channels in AVX-512's wide panels of 64, and channels-last
+1x1 convolutions over 16 x 16 and 15 x 15 pixels, whose GEMM runs in AVX-512's wide tiles over
+panels of 64 (with a bias and ReLU stored by its last tiles, and from zero)."""
 
 from __future__ import annotations
 
@@ -96,11 +98,12 @@ CASES = [("NCHW", 1, 10, 16, 32, 3, 1, True), ("NCHW", 1, 9, 64, 64, 3, 1, False
          ("NCHW", 1, 15, 128, 64, 1, 2, True), ("NCHW", 1, 9, 64, 40, 3, 1, True),
          ("NCHW", 1, 40, 16, 32, 3, 1, True), ("NHWC", 1, 96, 128, 32, 1, 1, True),
          ("NHWC", 1, 13, 64, 40, 1, 1, True), ("NHWC", 1, 9, 32, 24, 3, 1, True),
-         ("NCHW", 1, 101, 3, 64, 3, 2, True), ("NHWC", 2, 32, 32, 128, 3, 1, True)]
+         ("NCHW", 1, 101, 3, 64, 3, 2, True), ("NHWC", 2, 32, 32, 128, 3, 1, True),
+         ("NHWC", 2, 16, 32, 128, 1, 1, True), ("NHWC", 1, 15, 48, 64, 1, 1, False)]
 IDS = ["nchw-bias-relu", "nchw-7x7-output", "nhwc-two-images", "nhwc-fhwc",
        "nchw-strided-1x1", "nchw-partial-block", "nchw-rows-only", "nhwc-1x1-chunks",
        "nhwc-1x1-padded-panel", "nhwc-fewer-channels-than-a-panel", "nchw-stem-in-bands",
-       "nhwc-wide-panels"]
+       "nhwc-wide-panels", "nhwc-1x1-wide-gemm", "nhwc-1x1-wide-gemm-from-zero"]
 
 
 @pytest.mark.parametrize("layout, images, size, chans, feats, window, stride, bias", CASES,
@@ -152,6 +155,23 @@ def test_llvm_cpu_packs_wide_panels_for_wide_tiles() -> None:
         module = weir.compile_string(source, "t.mlir", options)
         assert weights.reshape(3, 3, 16, 128 // nr, nr).transpose(3, 0, 1, 2, 4).tobytes() \
             in module, cpu_name
+
+
+def test_llvm_cpu_packs_wide_gemm_panels_for_many_pixels() -> None:
+    """A channels-last 1 x 1 convolution over many pixels runs its GEMM in wide tiles
+    (conv_blocking.wide_gemm) and has its filter packed in their 64-channel panels on AVX-512;
+    over 7 x 7 pixels, in the GEMM's narrow 32-channel ones; on AVX2 in its 16-channel ones."""
+    weights = RNG.standard_normal((1, 1, 32, 128)).astype(np.float32)
+    for cpu_name, size, nr in (("x86-64-v4", 16, 64), ("x86-64-v4", 7, 32),
+                               ("x86-64-v3", 16, 16)):
+        options = weir.CompilerOptions(target_backends=("llvm-cpu",),
+                                       llvmcpu_target_cpu=cpu_name)
+        source = program("NHWC", (1, size, size, 32), weights.shape, (1, size, size, 128), 1,
+                         weights, False)
+        module = weir.compile_string(source, "t.mlir", options)
+        assert weights.reshape(1, 1, 32, 128 // nr, nr).transpose(3, 0, 1, 2, 4).tobytes() \
+            in module, (cpu_name, size)
+        assert (b"weir_gemm_f32_f32_f32_wide_prepacked" in module) == (nr == 64), cpu_name
 
 
 def test_llvm_cpu_reads_padded_panels_in_place() -> None:

@@ -4,7 +4,9 @@
 // and NHWC convolutions, a strided 1 x 1 one); and leaves alone a 1 x 1 stride-1 NCHW convolution
 // (a GEMM on llvm-cpu), tiny or non-constant filters, depthwise convolutions, f64, and programs
 // without the llvm-cpu target. A filter count that is not whole panels is padded with zeros and
-// read back through an extract_slice of the first F channels; a stem's small filter is packed.
+// read back through an extract_slice of the first F channels; a stem's small filter is packed. A
+// 1 x 1 stride-1 NHWC convolution (a GEMM on llvm-cpu) gets the GEMM's panels: on AVX-512 64
+// channels wide over 14 x 14 pixels or more (its wide tiles), 32 over fewer.
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --iree-llvmcpu-target-cpu=x86-64-v3 --pack-conv-filters %s | filecheck %s
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=llvm-cpu --iree-llvmcpu-target-cpu=x86-64-v4 --pack-conv-filters %s | filecheck %s --check-prefix=AVX512
 // RUN: weir-opt --split-input-file --iree-hal-target-backends=reference --pack-conv-filters %s | filecheck %s --check-prefix=REF
@@ -75,6 +77,25 @@ func.func @pointwise(%x: tensor<1x128x8x8xf32>, %acc: tensor<1x64x8x8xf32>) -> t
   %w = arith.constant dense<1.5> : tensor<64x128x1x1xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x128x8x8xf32>, tensor<64x128x1x1xf32>) outs(%acc : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
   return %r : tensor<1x64x8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pointwise_nhwc_many_pixels(
+// CHECK: arith.constant dense_resource<{{.*}}panels16> : tensor<8x1x1x32x16xf32>
+// AVX512-LABEL: func.func @pointwise_nhwc_many_pixels(
+// AVX512: arith.constant dense_resource<{{.*}}panels64> : tensor<2x1x1x32x64xf32>
+// AVX512-LABEL: func.func @pointwise_nhwc_few_pixels(
+// AVX512: arith.constant dense_resource<{{.*}}panels32> : tensor<4x1x1x32x32xf32>
+func.func @pointwise_nhwc_many_pixels(%x: tensor<1x16x16x32xf32>, %acc: tensor<1x16x16x128xf32>) -> tensor<1x16x16x128xf32> {
+  %w = arith.constant dense<1.5> : tensor<1x1x32x128xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x16x16x32xf32>, tensor<1x1x32x128xf32>) outs(%acc : tensor<1x16x16x128xf32>) -> tensor<1x16x16x128xf32>
+  return %r : tensor<1x16x16x128xf32>
+}
+func.func @pointwise_nhwc_few_pixels(%x: tensor<1x7x7x32xf32>, %acc: tensor<1x7x7x128xf32>) -> tensor<1x7x7x128xf32> {
+  %w = arith.constant dense<1.5> : tensor<1x1x32x128xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x7x7x32xf32>, tensor<1x1x32x128xf32>) outs(%acc : tensor<1x7x7x128xf32>) -> tensor<1x7x7x128xf32>
+  return %r : tensor<1x7x7x128xf32>
 }
 
 // -----

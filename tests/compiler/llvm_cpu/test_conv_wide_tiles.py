@@ -3,8 +3,10 @@ for windows larger than 1 x 1 with output channels in whole 64-channel panels an
 of at least WIDE_FROM_WIDTH pixels; 12-14 pixels x 2 vectors otherwise, and always on 16-register
 targets. The filter's panels are as wide as the kernel's tile, on both sides: pack-conv-filters
 packs a constant filter to `panel_width` of the convolution's geometry, which is the width
-`conv_tile` gives the kernel. Results of wide tiles are checked by tests/e2e/test_conv_direct.py
-(its wide cases) and tests/e2e/test_prepacked_filters.py (its wide cases)."""
+`conv_tile` gives the kernel; a 1 x 1 convolution of stride 1, which runs as a GEMM, gets the
+GEMM's panels, 64 channels wide where `wide_gemm` runs it in the GEMM's wide tiles. Results of
+wide tiles are checked by tests/e2e/test_conv_direct.py (its wide cases),
+tests/e2e/test_prepacked_filters.py (its wide cases) and test_gemm_wide.py."""
 
 from __future__ import annotations
 
@@ -14,8 +16,11 @@ from weir.compiler.targets.llvm_cpu.conv_blocking import (
     conv_tile,
     ConvGeometry,
     panel_width,
+    wide_gemm,
     WIDE_FROM_WIDTH,
+    WIDE_GEMM_FROM_PIXELS,
 )
+from weir.compiler.targets.llvm_cpu.gemm import panel_columns
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu
 
 
@@ -63,3 +68,30 @@ def test_packed_panels_are_as_wide_as_the_kernels_tile(cpu_name: str) -> None:
         assert panel_width(cpu, g) == conv_tile(cpu, g).nr, key
     # Without a geometry (the 1 x 1 GEMM path): the narrow panels.
     assert panel_width(cpu) == conv_tile(cpu, geometry(64, 256, 1, 56)).nr
+
+
+# 1 x 1 convolutions of stride 1 run as GEMMs (pointwise_conv.py): (input channels, output
+# channels, output width) -> whether in the GEMM's wide tiles on AVX-512.
+POINTWISE = {
+    (64, 256, 56): True,     # ResNet-50's expansions at 56 x 56
+    (256, 64, 56): True,     # its reductions: one wide panel
+    (1024, 256, 14): True,   # 14 x 14 = WIDE_GEMM_FROM_PIXELS
+    (256, 1024, 13): False,  # fewer pixels
+    (512, 2048, 7): False,   # 7 x 7: the filter streams from memory for few rows
+    (24, 144, 56): False,    # 144 channels: no whole wide panels
+}
+
+
+@pytest.mark.parametrize("cpu_name", ["x86-64-v4", "x86-64-v3"])
+def test_pointwise_panels_are_the_gemms_wide_or_narrow(cpu_name: str) -> None:
+    """pack-conv-filters packs a 1 x 1 convolution's filter for the GEMM's panels: wide ones
+    where `wide_gemm` runs it in wide tiles, which only AVX-512 has."""
+    cpu = resolve_cpu(cpu_name)
+    assert 13 * 13 < WIDE_GEMM_FROM_PIXELS <= 14 * 14
+    for (chans, feats, width), wide in POINTWISE.items():
+        g = geometry(chans, feats, 1, width)
+        assert wide_gemm(cpu, g) == (wide and cpu.vector_bits == 512), (chans, feats, width)
+        assert panel_width(cpu, g, pointwise=True) == panel_columns(cpu, "f32", wide_gemm(cpu, g))
+        assert panel_width(cpu, g) == conv_tile(cpu, g).nr  # the direct kernel's, if it runs
+    strided = ConvGeometry(64, 256, 1, 1, 56, 56, 2, 2, 1, 1)
+    assert not wide_gemm(cpu, strided)

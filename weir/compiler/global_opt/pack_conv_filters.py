@@ -3,7 +3,9 @@ kernel reads: one panel per block of NR output channels, each KH x KW x C lines 
 (shape P x KH x KW x C x NR), read back as the filter in its own layout by a transpose that
 puts the two parts of F side by side and a collapse that joins them. NR is the width of the
 kernel's register tile for this convolution (conv_blocking.panel_width of its sizes: 64
-channels for AVX-512's wide tiles, the GEMM's panel width otherwise).
+channels for AVX-512's wide tiles, the GEMM's panel width otherwise). A 1 x 1 stride-1
+channels-last convolution runs as a GEMM whose B is the filter (its panels are the GEMM's,
+64 channels wide where it runs in wide tiles).
 
 Why: the direct kernel multiplies from packed panels. Packed on every call, the filter is read
 from memory and written to scratch by every thread for every dispatch, once per range of
@@ -72,7 +74,7 @@ class PackConvFilters(Pass):
             if values is None or values.dtype != np.float32:
                 continue
             # The kernel's panel width for this convolution (wide tiles take wider panels).
-            nr = panel_width(cpu, _geometry(op, sizes))
+            nr = panel_width(cpu, _geometry(op, sizes), _pointwise(op, sizes))
             replace_with_packed(op, 1, conv_panels(values, layout, nr), f"_panels{nr}",
                                 conv_panels_permutation(layout), conv_collapse_groups(layout),
                                 constants)
@@ -86,6 +88,13 @@ def _geometry(op: Operation, sizes: dict[str, int]) -> ConvGeometry:
     (sh, sw), (dh, dw) = window_pair(op, "strides"), window_pair(op, "dilations")
     return ConvGeometry(sizes["C"], sizes["F"], sizes["H"], sizes["W"], out["H"], out["W"],
                         sh, sw, dh, dw)
+
+
+def _pointwise(op: Operation, sizes: dict[str, int]) -> bool:
+    """Whether the llvm-cpu target runs the convolution as a GEMM over its pixels (its
+    pointwise_conv.py: channels last, 1 x 1, stride 1), on the GEMM's panels."""
+    return op.name == "linalg.conv_2d_nhwc_hwcf" and sizes["H"] == sizes["W"] == 1 and \
+        window_pair(op, "strides") == (1, 1)
 
 
 def _filter_layout(op: Operation) -> str | None:

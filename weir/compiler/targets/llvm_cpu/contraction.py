@@ -98,7 +98,7 @@ def gemm(low: EntryLowering, b: ir.IRBuilder, M: ir.Value, N: ir.Value, K: ir.Va
     types = (a.dtype, bm.dtype, c.dtype)
     if types in GEMM_TYPES and not direct:
         args = [M, N, K, a.ptr, a.ld, bm.ptr, bm.ld, c.ptr, c.ld]
-        low.gemms.add(types)
+        low.gemms.add((types, False))
 
         def few_rows(fb: ir.IRBuilder) -> None:
             start_block(fb, c, M, N, from_zero, row)
@@ -196,12 +196,14 @@ def starts_from_zero(low: EntryLowering, init: ValueRef) -> bool:
 
 
 def declare_gemm(module: ir.Module, types: tuple[str, str, str], from_zero: bool = False,
-                 prepacked: bool = False, from_row: bool = False) -> ir.Function:
+                 prepacked: bool = False, from_row: bool = False,
+                 wide: bool = False) -> ir.Function:
     """The microkernel as an external symbol: its code is a separate object, compiled once per
     compilation (`gemm_object`) and linked in when the executable loads; `from_zero`, its
     variant that overwrites C; `from_row`, the one that starts C's rows from a row it takes as
-    one more argument; `prepacked`, the variants that read B's panels in place."""
-    name = gemm_name(types, from_zero, prepacked, from_row)
+    one more argument; `prepacked`, the variants that read B's panels in place; `wide`, those
+    of wide tiles (over panels of `panel_columns(cpu, "f32", True)`)."""
+    name = gemm_name(types, from_zero, prepacked, from_row, wide)
     existing = module.globals.get(name)
     if isinstance(existing, ir.Function):
         return existing
@@ -213,24 +215,26 @@ def declare_gemm(module: ir.Module, types: tuple[str, str, str], from_zero: bool
 
 def call_gemm(low: EntryLowering, b: ir.IRBuilder, types: tuple[str, str, str],
               args: list[ir.Value], from_zero: bool = False, prepacked: bool = False,
-              row: ir.Value | None = None) -> None:
+              row: ir.Value | None = None, wide: bool = False) -> None:
     """Calls the microkernel (`args`: M, N, K, A, lda, B, ldb, C, ldc) through the entry point
     for how C starts: from C, from +0 (`from_zero`) or from `row` (`bias_row`: given, it is the
-    entry point's last argument); `prepacked`: B's panels read in place."""
-    low.gemms.add(types)
-    b.call(declare_gemm(low.module, types, from_zero, prepacked, row is not None),
+    entry point's last argument); `prepacked`: B's panels read in place; `wide`: in wide tiles,
+    over wide panels (f32, prepacked)."""
+    low.gemms.add((types, wide))
+    b.call(declare_gemm(low.module, types, from_zero, prepacked, row is not None, wide),
            args + ([] if row is None else [row]))
 
 
 def call_gemm_epilogue(low: EntryLowering, b: ir.IRBuilder, args: list[ir.Value],
                        start: bool, row: ir.Value | None, program: EpilogueProgram,
-                       offsets: list[ir.Value]) -> None:
+                       offsets: list[ir.Value], wide: bool = False) -> None:
     """Calls the f32 microkernel over prepacked B that stores `program` of its sums
     (`args`: M, N, K > 0, A, lda, B, ldb, C, ldc): C starts from `row`, or from +0 without
     one, when `start`, else from C; `offsets` place the program's inputs (in bytes from C's
-    elements). Its code is an object of its own per program (`gemm_epilogue_object`)."""
-    low.gemm_programs.add(program)
-    name = gemm_epilogue_name(program)
+    elements). Its code is an object of its own per program (`gemm_epilogue_object`). `wide`:
+    in wide tiles, over wide panels."""
+    low.gemm_programs.add((program, wide))
+    name = gemm_epilogue_name(program, wide)
     fn = low.module.globals.get(name)
     f32p = ir.FloatType().as_pointer()
     if not isinstance(fn, ir.Function):
@@ -252,31 +256,35 @@ def declare_gemv(module: ir.Module, types: tuple[str, str, str], transposed: boo
 
 
 @functools.cache
-def gemm_object(cpu: CpuTarget, types: tuple[str, str, str],
+def gemm_object(cpu: CpuTarget, types: tuple[str, str, str], wide: bool = False,
                 cache_dir: Path | None = None) -> bytes:
     """Object code defining `gemm_name(types)`, its from-zero and from-row variants, for f32
     their prepacked variants, and the two few-rows kernels (`gemv_name`); cached because it
     depends on nothing else, and building and optimising it costs more than most dispatches:
     in this process, and in `cache_dir` between processes (kernel_cache.py).
-    The variants share their driver and tiles: each costs an entry point of a few calls."""
+    The variants share their driver and tiles: each costs an entry point of a few calls.
+    `wide`: the prepacked f32 variants of wide tiles only (the only ones there are)."""
     def define(module: ir.Module) -> list[ir.Function]:
         entries = []
         for from_zero, from_row in ((False, False), (True, False), (False, True)):  # C, 0, row
-            entries.append(get_gemm(module, cpu, *types, from_zero, from_row=from_row))
+            if not wide:
+                entries.append(get_gemm(module, cpu, *types, from_zero, from_row=from_row))
             if types == PREPACKED_TYPES:
-                entries.append(get_gemm(module, cpu, *types, from_zero, True, from_row))
-        return entries + [get_gemv(module, cpu, *types, t) for t in (False, True)]
-    return _kernel_object(cpu, gemm_name(types), define, cache_dir)
+                entries.append(get_gemm(module, cpu, *types, from_zero, True, from_row, wide))
+        return entries if wide else \
+            entries + [get_gemv(module, cpu, *types, t) for t in (False, True)]
+    return _kernel_object(cpu, gemm_name(types, wide=wide), define, cache_dir)
 
 
 @functools.cache
-def gemm_epilogue_object(cpu: CpuTarget, program: EpilogueProgram,
+def gemm_epilogue_object(cpu: CpuTarget, program: EpilogueProgram, wide: bool = False,
                          cache_dir: Path | None = None) -> bytes:
-    """Object code defining `gemm_epilogue_name(program)`: a model has a few epilogues (ReLU,
-    ReLU6, a residual add and ReLU), each compiled once, in this process and in `cache_dir`,
-    like the microkernel's own object."""
-    return _kernel_object(cpu, gemm_epilogue_name(program),
-                          lambda module: [get_gemm_epilogue(module, cpu, program)], cache_dir)
+    """Object code defining `gemm_epilogue_name(program, wide)`: a model has a few epilogues
+    (ReLU, ReLU6, a residual add and ReLU), each compiled once, in this process and in
+    `cache_dir`, like the microkernel's own object."""
+    return _kernel_object(cpu, gemm_epilogue_name(program, wide),
+                          lambda module: [get_gemm_epilogue(module, cpu, program, wide)],
+                          cache_dir)
 
 
 def _kernel_object(cpu: CpuTarget, name: str,
@@ -436,7 +444,7 @@ def _product(low: EntryLowering, b: ir.IRBuilder, rhs: ValueRef, prefix: list[ir
         bt = view[0]
         types = (a.dtype, bt.dtype, c.dtype)
         if types in GEMM_TYPES and isinstance(m, ir.Constant) and m.constant <= SMALL_M:
-            low.gemms.add(types)
+            low.gemms.add((types, False))
             start_block(b, c, m, width, from_zero, row_at)
             b.call(declare_gemv(low.module, types, True),
                    [m, width, K, a.ptr, a.ld, bt.ptr, bt.ld, c.ptr, c.ld])

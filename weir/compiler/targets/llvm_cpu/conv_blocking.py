@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from weir.compiler.targets.llvm_cpu.gemm import panel_columns
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget
 
 # Most bytes of panel lines in one chunk of taps. Each line is read by every tile of a block of
@@ -38,6 +39,8 @@ MERGED_WINDOW_FROM = 7
 # Wide tiles (`wide_tiles`): pixels per tile, and the narrowest output rows that take them.
 WIDE_PIXELS = 6
 WIDE_FROM_WIDTH = 28
+# The fewest output pixels of a 1 x 1 convolution whose GEMM runs in wide tiles (`wide_gemm`).
+WIDE_GEMM_FROM_PIXELS = 14 * 14
 
 
 @dataclass(frozen=True)
@@ -119,10 +122,26 @@ def tile_pixels(cpu: CpuTarget, out_w: int) -> int:
     return fits[0] if fits else default
 
 
-def panel_width(cpu: CpuTarget, g: ConvGeometry | None = None) -> int:
+def wide_gemm(cpu: CpuTarget, g: ConvGeometry) -> bool:
+    """Whether a 1 x 1 convolution of stride 1, which runs as a GEMM over its pixels
+    (pointwise_conv.py), runs it in the GEMM's wide tiles (6 x 64 on AVX-512, gemm_base's
+    `_blocking`) over filter panels of 64 channels. Those stream B twice as often per row of A:
+    at 7 x 7 pixels, where the filter (1-4 MB) is read from memory by few rows, they were
+    slower. Output channels in whole wide panels only, as for `wide_tiles`."""
+    return cpu.vector_bits == 512 and g.kh == g.kw == 1 and (g.sh, g.sw) == (1, 1) and \
+        g.feats % (4 * blocking(cpu).lanes) == 0 and g.out_h * g.out_w >= WIDE_GEMM_FROM_PIXELS
+
+
+def panel_width(cpu: CpuTarget, g: ConvGeometry | None = None, pointwise: bool = False) -> int:
     """Output channels per panel of the filter of `g` (pack_conv_filters.py packs constant
-    filters so), or of the GEMM-shaped narrow panels a 1 x 1 convolution reads."""
-    return (blocking(cpu) if g is None else conv_tile(cpu, g)).nr
+    filters so): the direct kernel's tile width, or with `pointwise` (the convolution runs as
+    a GEMM, pointwise_conv.py) the GEMM's panel width, wide where `wide_gemm` says; without
+    `g`, of the GEMM-shaped narrow panels."""
+    if g is None:
+        return blocking(cpu).nr
+    if pointwise:
+        return panel_columns(cpu, "f32", wide_gemm(cpu, g))
+    return conv_tile(cpu, g).nr
 
 
 def chunk_taps(g: ConvGeometry, nr: int, mr: int) -> int:

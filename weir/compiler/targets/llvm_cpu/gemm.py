@@ -69,7 +69,7 @@ class Emitter(TileEmitter, DotEmitter):
         NR."""
         pointers = [_MEMORY_TYPES[kind].as_pointer() for kind in (self.lhs, self.rhs, self.acc)]
         fn = self._function(gemm_name((self.lhs, self.rhs, self.acc), from_zero, prepacked,
-                                      from_row),
+                                      from_row, self.wide),
                             [_I64, _I64, _I64, pointers[0], _I64, pointers[1], _I64, pointers[2],
                              _I64] + ([pointers[2]] if from_row else []), (3, 5, 7))
         b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -89,7 +89,7 @@ class Emitter(TileEmitter, DotEmitter):
         must be positive (a product without depth has no tile to apply the program)."""
         assert (self.lhs, self.rhs, self.acc) == ("f32", "f32", "f32")
         pointer = self.scalar.as_pointer()
-        fn = self._function(gemm_epilogue_name(program),
+        fn = self._function(gemm_epilogue_name(program, self.wide),
                             [_I64, _I64, _I64, pointer, _I64, pointer, _I64, pointer, _I64,
                              _I64, pointer] + [_I64] * program.inputs, (3, 5, 7))
         b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -326,15 +326,16 @@ class Emitter(TileEmitter, DotEmitter):
         b.position_at_end(joined)
 
 
-def panel_columns(cpu: CpuTarget, acc: str) -> int:
+def panel_columns(cpu: CpuTarget, acc: str, wide: bool = False) -> int:
     """NR, the columns of B in one packed panel for this CPU and accumulator type: the layout
-    of prepacked weights (global_opt/pack_matmul_weights.py)."""
-    return _blocking(cpu, acc).nr
+    of prepacked weights (global_opt/pack_matmul_weights.py; `wide`: of the wide tiles'
+    weights, pack_conv_filters.py)."""
+    return _blocking(cpu, acc, wide).nr
 
 
 def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
              from_zero: bool = False, prepacked: bool = False,
-             from_row: bool = False) -> ir.Function:
+             from_row: bool = False, wide: bool = False) -> ir.Function:
     """`void @weir_gemm_<lhs>_<rhs>_<acc>(i64 M, i64 N, i64 K, lhs* A, i64 lda, rhs* B,
     i64 ldb, acc* C, i64 ldc)`: C[m, n] += sum_k A[m, k] * B[k, n] over row-major operands with
     row strides in elements, on the calling thread (callers split M). `from_zero`:
@@ -342,20 +343,24 @@ def get_gemm(module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
     sum started from +0, as after a fill with zero. `from_row` (`..._from_row`): one more
     argument, `acc* row`, and C[m, n] = row[n] + sum_k ..., each sum started from the row's
     value, as after a broadcast of it. `prepacked` (`..._prepacked[_from_zero|_from_row]`):
-    B in panels of `panel_columns` columns, ldb = K. Declared once per module, internal: each
-    module that needs it carries its own copy; the variants share their helpers."""
+    B in panels of `panel_columns` columns, ldb = K. `wide` (`..._wide_prepacked...`): the
+    same over panels of `panel_columns(cpu, acc, True)` columns, run in wide tiles (f32 and
+    prepacked only). Declared once per module, internal: each module that needs it carries its
+    own copy; the variants share their helpers."""
     _check_kinds(lhs, rhs, acc)
-    existing = module.globals.get(gemm_name((lhs, rhs, acc), from_zero, prepacked, from_row))
+    assert not wide or (prepacked and (lhs, rhs, acc) == ("f32", "f32", "f32"))
+    existing = module.globals.get(gemm_name((lhs, rhs, acc), from_zero, prepacked, from_row,
+                                            wide))
     if isinstance(existing, ir.Function):
         return existing
-    return Emitter(module, cpu, lhs, rhs, acc).gemm(from_zero, prepacked, from_row)
+    return Emitter(module, cpu, lhs, rhs, acc, wide).gemm(from_zero, prepacked, from_row)
 
 
-def get_gemm_epilogue(module: ir.Module, cpu: CpuTarget, program: EpilogueProgram
-                      ) -> ir.Function:
-    """`@weir_gemm_f32_f32_f32_prepacked_e<key>` (`Emitter.gemm_epilogue`), internal like
-    `get_gemm`'s."""
-    existing = module.globals.get(gemm_epilogue_name(program))
+def get_gemm_epilogue(module: ir.Module, cpu: CpuTarget, program: EpilogueProgram,
+                      wide: bool = False) -> ir.Function:
+    """`@weir_gemm_f32_f32_f32[_wide]_prepacked_e<key>` (`Emitter.gemm_epilogue`), internal
+    like `get_gemm`'s."""
+    existing = module.globals.get(gemm_epilogue_name(program, wide))
     if isinstance(existing, ir.Function):
         return existing
-    return Emitter(module, cpu, "f32", "f32", "f32").gemm_epilogue(program)
+    return Emitter(module, cpu, "f32", "f32", "f32", wide).gemm_epilogue(program)

@@ -45,17 +45,18 @@ Tiles = dict[tuple[int, bool], ir.Function]
 
 
 def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
-              prepacked: bool = False, from_row: bool = False) -> str:
+              prepacked: bool = False, from_row: bool = False, wide: bool = False) -> str:
     """The symbol of an entry point of the microkernel: defined here, declared by the entry
-    objects that call it (contraction.py)."""
-    return "weir_gemm_{}_{}_{}".format(*types) + (_PREPACKED if prepacked else "") + \
+    objects that call it (contraction.py). `wide`: the one of wide tiles (`_blocking`)."""
+    return "weir_gemm_{}_{}_{}".format(*types) + ("_wide" if wide else "") + \
+        (_PREPACKED if prepacked else "") + \
         ("_from_row" if from_row else "_from_zero" if from_zero else "")
 
 
-def gemm_epilogue_name(program: EpilogueProgram) -> str:
+def gemm_epilogue_name(program: EpilogueProgram, wide: bool = False) -> str:
     """The symbol of the f32 prepacked microkernel that stores `program` of its sums
     (`Emitter.gemm_epilogue`)."""
-    return gemm_name(("f32", "f32", "f32"), prepacked=True) + "_e" + program.key
+    return gemm_name(("f32", "f32", "f32"), prepacked=True, wide=wide) + "_e" + program.key
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class _Blocking:
         return tuple(self.mr * i // 3 for i in (1, 2, 3))
 
 
-def _blocking(cpu: CpuTarget, acc: str) -> _Blocking:
+def _blocking(cpu: CpuTarget, acc: str, wide: bool = False) -> _Blocking:
     """AVX-512 has 32 vector registers: a 12 x 2-vector tile holds 24 accumulators, the two
     vectors of B and a broadcast. Narrower targets have 16 registers, which fit 6 x 2. The
     mr x kc panel of A (12 KiB) stays in L1 (32 KiB) while the kc x NR micro-panels of B stream
@@ -88,11 +89,18 @@ def _blocking(cpu: CpuTarget, acc: str) -> _Blocking:
     and A passing through: 1 KiB of depth and 1 KiB of width whatever the element size, 256
     KiB of f32, half of the smallest L2 in use (AMD Zen 2 to 4); a block of twice that, the
     whole of such an L2, is read again from L3 for every row panel. The packed block of A
-    (mc rows) only needs to stay in L3."""
+    (mc rows) only needs to stay in L3.
+
+    `wide` (AVX-512 only): a 6 x 4-vector tile, as many accumulators, whose step of k loads 10
+    values for 24 multiply-adds where the 12 x 2 one loads 14. It streams twice the lines of B
+    per row of A, which pays where a product has many rows and B stays in L2 between them: a
+    1 x 1 convolution over many pixels (`conv_blocking.wide_gemm`)."""
     element_bytes = _BITS[acc] // 8
+    if wide:
+        assert cpu.vector_bits == 512, "wide GEMM tiles need 32 vector registers"
     return _Blocking(lanes=cpu.vector_bits // 8 // element_bytes,
-                     mr=12 if cpu.vector_bits == 512 else 6, kc=1024 // element_bytes,
-                     nc=1024 // element_bytes, mc=512)
+                     mr=6 if wide or cpu.vector_bits != 512 else 12, kc=1024 // element_bytes,
+                     nc=1024 // element_bytes, mc=512, nr_vectors=4 if wide else 2)
 
 
 class _Attributes(ir.FunctionAttributes):
@@ -195,12 +203,14 @@ class EmitterBase:
     """One microkernel's kinds, blocking and module, and the declarations and vector helpers
     every part of it uses."""
 
-    def __init__(self, module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str):
+    def __init__(self, module: ir.Module, cpu: CpuTarget, lhs: str, rhs: str, acc: str,
+                 wide: bool = False):
         self.module = module
         self.cpu = cpu
         self.lhs, self.rhs, self.acc = lhs, rhs, acc
-        self.name = gemm_name((lhs, rhs, acc))
-        self.blk = _blocking(cpu, acc)
+        self.wide = wide
+        self.name = gemm_name((lhs, rhs, acc), wide=wide)
+        self.blk = _blocking(cpu, acc, wide)
         self.scalar = _MEMORY_TYPES[acc]
         self.vector = _vector_type(acc, self.blk.lanes)
         self.element_bytes = _BITS[acc] // 8

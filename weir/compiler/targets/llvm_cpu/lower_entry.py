@@ -56,10 +56,12 @@ class EntryLowering(ElementEvaluation):
         self.memory: dict[ValueRef, Memory] = {}
         self.accesses: list[BindingAccess] = []
         self.scratch: list[ir.Value] = []
-        # GEMM microkernels the entry calls, by (lhs, rhs, accumulator) type.
-        self.gemms: set[tuple[str, str, str]] = set()
-        # The epilogues of calls of the microkernel that applies one (`call_gemm_epilogue`).
-        self.gemm_programs: set[EpilogueProgram] = set()
+        # GEMM microkernels the entry calls, by (lhs, rhs, accumulator) type and whether of
+        # wide tiles.
+        self.gemms: set[tuple[tuple[str, str, str], bool]] = set()
+        # The epilogues of calls of the microkernel that applies one (`call_gemm_epilogue`),
+        # and whether in wide tiles.
+        self.gemm_programs: set[tuple[EpilogueProgram, bool]] = set()
         # The root whose output tiles get an epilogue, and the values stored from each tile.
         # (store, its memory, which of its dims index the root).
         self.epilogue: tuple[int, list[tuple[ValueRef, Memory, tuple[int, ...]]]] | None = None

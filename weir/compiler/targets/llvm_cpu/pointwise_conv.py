@@ -37,7 +37,7 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     starts_from_zero,
     Strided,
 )
-from weir.compiler.targets.llvm_cpu.conv_blocking import panel_width
+from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry, panel_width, wide_gemm
 from weir.compiler.targets.llvm_cpu.gemm import panel_columns
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block, input_offsets, vector_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
@@ -139,8 +139,9 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     # below, since the entry frees it at its end).
     scratch = None if xm is not None else \
         low.scratch_memory(b, "f32", [I64(chunk * width), I64(chans)])
-    nr = panel_width(low.cpu)
-    panels = packed_filter(low, b, op, nr) if nr == panel_columns(low.cpu, "f32") else None
+    # Many pixels run in the GEMM's wide tiles, over the wide panels pack-conv-filters stored.
+    wide = wide_gemm(low.cpu, ConvGeometry(chans, feats, 1, 1, height, width, 1, 1, 1, 1))
+    panels = packed_filter(low, b, op, panel_columns(low.cpu, "f32", wide))
     wm = None if panels is not None else in_memory(low, b, kv.ref(op.filter))
     # An epilogue of a few exact ops (ReLU, a residual add) is stored by the GEMM's last tiles
     # (a ReLU6 pass after a 16 -> 96 expansion took a fifth of the convolution's time).
@@ -184,9 +185,9 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
             args = [count, I64(feats), I64(chans), a.ptr, a.ld, panels, I64(chans), c.ptr, c.ld]
             if epilogue is not None:
                 call_gemm_epilogue(low, cb, args, from_zero or row is not None, row,
-                                   epilogue.program, offsets)
+                                   epilogue.program, offsets, wide)
             else:
-                call_gemm(low, cb, PREPACKED_TYPES, args, from_zero, True, row)
+                call_gemm(low, cb, PREPACKED_TYPES, args, from_zero, True, row, wide)
         else:
             assert wm is not None
             gemm(low, cb, count, I64(feats), I64(chans), a, Strided(wm.ptr, I64(feats), "f32"),

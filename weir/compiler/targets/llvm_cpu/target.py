@@ -78,8 +78,8 @@ class LLVMCPUTarget(Target):
         module = ir.Module(name="weir_executable")
         module.triple = cpu.triple
         entries = []
-        gemms: set[tuple[str, str, str]] = set()
-        programs: set[EpilogueProgram] = set()
+        gemms: set[tuple[tuple[str, str, str], bool]] = set()
+        programs: set[tuple[EpilogueProgram, bool]] = set()
         for index, fn in enumerate(entry_points):
             description = EntryTranslator(fn, self.name,
                                           not options.llvmcpu_reassociate_fp_reductions).translate()
@@ -94,10 +94,10 @@ class LLVMCPUTarget(Target):
         def finish(objects: list[bytes]) -> bytes:
             # The GEMM kernels are compiled here, not per job: once per process, and kept on
             # disk between processes (kernel_cache.py).
-            objects = objects + [gemm_object(cpu, t, options.kernel_cache_dir)
-                                 for t in sorted(gemms)]
-            objects += [gemm_epilogue_object(cpu, p, options.kernel_cache_dir)
-                        for p in sorted(programs, key=lambda p: p.key)]
+            objects = objects + [gemm_object(cpu, t, wide, options.kernel_cache_dir)
+                                 for t, wide in sorted(gemms)]
+            objects += [gemm_epilogue_object(cpu, p, wide, options.kernel_cache_dir)
+                        for p, wide in sorted(programs, key=lambda p: (p[0].key, p[1]))]
             if scratch:
                 objects.append(scratch_object(cpu, options.kernel_cache_dir))
             return encode_native_executable(NativeExecutable(
