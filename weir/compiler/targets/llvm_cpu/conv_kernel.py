@@ -31,6 +31,7 @@ from weir.compiler.targets.llvm_cpu.conv_blocking import (
     conv_tile,
     ConvGeometry,
     merges_window_rows,
+    UNROLLED_STEPS,
 )
 from weir.compiler.targets.llvm_cpu.epilogue import (
     apply_epilogue,
@@ -353,7 +354,15 @@ class DirectConv:
                     for j in range(vectors):
                         slot = slots[i * vectors + j]
                         sb.store(fmuladd(sb, a, ws[j], sb.load(slot)), slot)
-            for_range(tb, I64(0), I64(unit * g.chans), step, "ci")
+            # Several steps per iteration (UNROLLED_STEPS): the loop's own instructions take
+            # issue slots from the multiply-adds.
+            depth = unit * g.chans
+            count = next(u for u in UNROLLED_STEPS if depth % u == 0)
+
+            def steps(sb: ir.IRBuilder, h: ir.Value) -> None:
+                for q in range(count):
+                    step(sb, sb.add(sb.mul(h, I64(count)), I64(q)))
+            for_range(tb, I64(0), I64(depth // count), steps, "ci")
         first = b.udiv(tap0, I64(unit))
         for_range(b, first, b.add(first, I64(taps // unit)), tap, "tap")
 
