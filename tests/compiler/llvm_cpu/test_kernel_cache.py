@@ -11,7 +11,7 @@ import pytest
 
 import weir.api as weir
 from weir.compiler.options import default_kernel_cache_dir
-from weir.compiler.targets.llvm_cpu.contraction import gemm_object
+from weir.compiler.targets.llvm_cpu.gemm_calls import gemm_object
 from weir.compiler.targets.llvm_cpu import kernel_cache
 from weir.compiler.targets.llvm_cpu.kernel_cache import cached_object, entry_name
 from weir.compiler.targets.llvm_cpu.machine import resolve_cpu

@@ -2,7 +2,7 @@
 about to store for the last time, and on the elements of other tensors at the same index (a
 residual). Written as a small program of numbered values, free of the entry's description, so
 that the shared GEMM microkernel, compiled once per program rather than once per entry
-(contraction.py's `gemm_epilogue_object`), applies it as well as the entry's own kernels.
+(gemm_calls.py's `gemm_epilogue_object`), applies it as well as the entry's own kernels.
 
 Value 0 is the kernel's element, values 1 .. inputs the other tensors' elements, then one value
 per step. The ops are the scalar epilogue's (`scalars.emit_scalar`), emitted on vectors, so a

@@ -47,7 +47,7 @@ Tiles = dict[tuple[int, bool], ir.Function]
 def gemm_name(types: tuple[str, str, str], from_zero: bool = False,
               prepacked: bool = False, from_row: bool = False, wide: bool = False) -> str:
     """The symbol of an entry point of the microkernel: defined here, declared by the entry
-    objects that call it (contraction.py). `wide`: the one of wide tiles (`_blocking`)."""
+    objects that call it (gemm_calls.py). `wide`: the one of wide tiles (`_blocking`)."""
     return "weir_gemm_{}_{}_{}".format(*types) + ("_wide" if wide else "") + \
         (_PREPACKED if prepacked else "") + \
         ("_from_row" if from_row else "_from_zero" if from_zero else "")

@@ -27,18 +27,16 @@ import llvmlite.ir as ir
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.contraction import (
     bias_row,
-    call_gemm,
-    call_gemm_epilogue,
     COLUMN_TILE,
     gemm,
     in_memory,
-    PREPACKED_TYPES,
     SHORT_M,
     starts_from_zero,
     Strided,
 )
 from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry, panel_width, wide_gemm
 from weir.compiler.targets.llvm_cpu.gemm import panel_columns
+from weir.compiler.targets.llvm_cpu.gemm_calls import call_gemm, call_gemm_epilogue, PREPACKED_TYPES
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block, input_offsets, vector_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
 from weir.compiler.targets.llvm_cpu.loops import I64, for_nest, for_range, smax, smin

@@ -20,7 +20,7 @@ from weir.compiler.jobs import run_jobs, SharedJob
 from weir.compiler.options import CompilerOptions
 from weir.compiler.state import CompilationState
 from weir.compiler.targets.interface import Target, Translation
-from weir.compiler.targets.llvm_cpu.contraction import gemm_epilogue_object, gemm_object
+from weir.compiler.targets.llvm_cpu.gemm_calls import gemm_epilogue_object, gemm_object
 from weir.compiler.targets.llvm_cpu.epilogue_program import EpilogueProgram
 from weir.compiler.targets.llvm_cpu.lower_entry import EntryLowering
 from weir.compiler.targets.llvm_cpu.machine import CpuTarget, resolve_cpu
