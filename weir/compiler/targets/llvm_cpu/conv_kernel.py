@@ -169,7 +169,8 @@ class DirectConv:
             pixels: tuple[ir.Value, ir.Value], c: ir.Value, c_first: ir.Value,
             ldc: ir.Value, panels: Panel, blocks: tuple[ir.Value, ir.Value],
             row: ir.Value | None = None) -> None:
-        """Output pixels [pixels) (numbered (n * OH + oh) * OW + ow) of the channel blocks
+        """Output pixels [pixels) (numbered (n * OH + oh) * OW + ow; whole rows, so that a
+        tile whose pixel count divides OW never spans two) of the channel blocks
         [blocks) (of `self.blocks`; the last one may be partial): row p of the f32 accumulator
         at c + (p - c_first) * ldc gains the convolution of the input `x` with the filter `w`
         (dimensions named by `layout`). One block of nr channels at a time: its panel is
@@ -290,18 +291,24 @@ class DirectConv:
         # pointer with constant offsets. Twelve pointers of their own (a tile spanning rows)
         # leave too few registers for the loop, which then spills them and the broadcasts (a
         # 3 x 3 stem of 3 channels ran at a quarter of peak).
-        one_row = b.and_(b.icmp_signed("<=", b.add(p0, I64(rows)), end),
-                         b.icmp_signed("==", b.udiv(p0, I64(g.out_w)),
-                                       b.udiv(b.add(p0, I64(rows - 1)), I64(g.out_w))))
-        with b.if_else(one_row) as (in_row, spanning):
-            with in_row:
-                start = self._input_offset(b, x, p0)
-                self._taps(b, vectors, x, weights, slots, tap0, taps,
-                           [b.add(start, I64(i * g.sw * g.chans)) for i in range(rows)],
-                           prefetch)
-            with spanning:
-                self._taps(b, vectors, x, weights, slots, tap0, taps,
-                           [self._input_offset(b, x, p) for p in pixels], prefetch)
+        def in_row() -> None:
+            start = self._input_offset(b, x, p0)
+            self._taps(b, vectors, x, weights, slots, tap0, taps,
+                       [b.add(start, I64(i * g.sw * g.chans)) for i in range(rows)], prefetch)
+        # Tiles whose pixel count divides the rows never span two (`run` takes whole rows):
+        # no code for those that do, which halves the tap loops LLVM compiles.
+        if g.out_w % rows == 0:
+            in_row()
+        else:
+            one_row = b.and_(b.icmp_signed("<=", b.add(p0, I64(rows)), end),
+                             b.icmp_signed("==", b.udiv(p0, I64(g.out_w)),
+                                           b.udiv(b.add(p0, I64(rows - 1)), I64(g.out_w))))
+            with b.if_else(one_row) as (within, spanning):
+                with within:
+                    in_row()
+                with spanning:
+                    self._taps(b, vectors, x, weights, slots, tap0, taps,
+                               [self._input_offset(b, x, p) for p in pixels], prefetch)
         final = None if self.epilogue is None else \
             b.icmp_signed("==", b.add(tap0, I64(taps)), I64(g.kh * g.kw))
         for i in range(rows):
