@@ -33,7 +33,7 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     in_memory,
     starts_from_zero,
 )
-from weir.compiler.targets.llvm_cpu.conv_kernel import fmuladd, splat
+from weir.compiler.targets.llvm_cpu.conv_tiles import fmuladd, splat
 from weir.compiler.targets.llvm_cpu.epilogue import (
     apply_epilogue,
     finish_block,

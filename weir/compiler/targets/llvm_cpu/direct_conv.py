@@ -16,7 +16,8 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into, bias_row
 from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry
-from weir.compiler.targets.llvm_cpu.conv_kernel import DirectConv, Pixels, direct_conv_applies
+from weir.compiler.targets.llvm_cpu.conv_kernel import DirectConv, direct_conv_applies
+from weir.compiler.targets.llvm_cpu.conv_tiles import Pixels
 from weir.compiler.targets.llvm_cpu.conv_rows import (
     copy_input_row,
     fill_row,

@@ -30,7 +30,7 @@ import llvmlite.ir as ir
 
 from weir.compiler.targets.llvm_cpu import scalars as s
 from weir.compiler.targets.llvm_cpu.contraction import Strided, accumulate_into
-from weir.compiler.targets.llvm_cpu.conv_kernel import splat
+from weir.compiler.targets.llvm_cpu.conv_tiles import splat
 from weir.compiler.targets.llvm_cpu.depthwise import load_f32, store_f32
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block
 from weir.compiler.targets.llvm_cpu.loops import I64, for_range
