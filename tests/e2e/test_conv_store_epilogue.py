@@ -16,7 +16,7 @@ from conftest import dense_f32
 from numpy.lib.stride_tricks import sliding_window_view
 
 import weir.api as weir
-from weir.compiler.targets.llvm_cpu import conv_kernel, pointwise_conv
+from weir.compiler.targets.llvm_cpu import conv_tiles, pointwise_conv
 
 RNG = np.random.default_rng(29)
 
@@ -93,8 +93,8 @@ def _compile(src: str, cpu: str, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes
     """The module, and how many of the direct kernel's stores, and calls of the GEMM, applied
     the epilogue."""
     applied: list[object] = []
-    real = conv_kernel.apply_epilogue
-    monkeypatch.setattr(conv_kernel, "apply_epilogue",
+    real = conv_tiles.apply_epilogue
+    monkeypatch.setattr(conv_tiles, "apply_epilogue",
                         lambda *a: applied.append(a) or real(*a))
     gemm = pointwise_conv.call_gemm_epilogue
     monkeypatch.setattr(pointwise_conv, "call_gemm_epilogue",
@@ -241,7 +241,7 @@ def test_relu6_as_two_generics_with_scalar_constants(kind: str,
       {_relu6_chain("%cv", os)}
     }}"""
     applied: list[object] = []
-    module_of = conv_kernel if kind == "direct" else depthwise
+    module_of = conv_tiles if kind == "direct" else depthwise
     real = module_of.apply_epilogue
     monkeypatch.setattr(module_of, "apply_epilogue", lambda *a: applied.append(a) or real(*a))
     module = weir.compile_string(src, "relu6.mlir", weir.CompilerOptions(
