@@ -95,8 +95,14 @@ def wide_tiles(cpu: CpuTarget, g: ConvGeometry) -> bool:
     divide and the wide ones do not, so those keep them (`WIDE_FROM_WIDTH`). Only windows
     larger than 1 x 1 (a 1 x 1 convolution runs on the GEMM's panels) and output channels in
     whole wide panels (no zero-padded last block)."""
-    return cpu.vector_bits == 512 and g.kh * g.kw > 1 and \
-        g.feats % (4 * blocking(cpu).lanes) == 0 and g.out_w >= WIDE_FROM_WIDTH
+    return _wide_panels(cpu, g) and g.kh * g.kw > 1 and g.out_w >= WIDE_FROM_WIDTH
+
+
+def _wide_panels(cpu: CpuTarget, g: ConvGeometry) -> bool:
+    """What both kinds of wide tiles need: AVX-512's 32 registers for 6 x 4 accumulators, and
+    output channels in whole panels of 4 vectors (64 channels), so no wide tile is partly
+    padding."""
+    return cpu.vector_bits == 512 and g.feats % (4 * blocking(cpu).lanes) == 0
 
 
 def conv_tile(cpu: CpuTarget, g: ConvGeometry) -> Blocking:
@@ -134,8 +140,8 @@ def wide_gemm(cpu: CpuTarget, g: ConvGeometry) -> bool:
     `_blocking`) over filter panels of 64 channels. Those stream B twice as often per row of A:
     at 7 x 7 pixels, where the filter (1-4 MB) is read from memory by few rows, they were
     slower. Output channels in whole wide panels only, as for `wide_tiles`."""
-    return cpu.vector_bits == 512 and g.kh == g.kw == 1 and (g.sh, g.sw) == (1, 1) and \
-        g.feats % (4 * blocking(cpu).lanes) == 0 and g.out_h * g.out_w >= WIDE_GEMM_FROM_PIXELS
+    return _wide_panels(cpu, g) and g.kh == g.kw == 1 and (g.sh, g.sw) == (1, 1) and \
+        g.out_h * g.out_w >= WIDE_GEMM_FROM_PIXELS
 
 
 def panel_width(cpu: CpuTarget, g: ConvGeometry | None = None, pointwise: bool = False) -> int:

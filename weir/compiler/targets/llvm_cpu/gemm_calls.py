@@ -101,15 +101,18 @@ def gemm_object(cpu: CpuTarget, types: tuple[str, str, str], wide: bool = False,
     in this process, and in `cache_dir` between processes (kernel_cache.py).
     The variants share their driver and tiles: each costs an entry point of a few calls.
     `wide`: the prepacked f32 variants of wide tiles only (the only ones there are)."""
+    starts = ((False, False), (True, False), (False, True))  # C, 0, row
+
     def define(module: ir.Module) -> list[ir.Function]:
+        if wide:
+            return [get_gemm(module, cpu, *types, from_zero, True, from_row, True)
+                    for from_zero, from_row in starts]
         entries = []
-        for from_zero, from_row in ((False, False), (True, False), (False, True)):  # C, 0, row
-            if not wide:
-                entries.append(get_gemm(module, cpu, *types, from_zero, from_row=from_row))
+        for from_zero, from_row in starts:
+            entries.append(get_gemm(module, cpu, *types, from_zero, from_row=from_row))
             if types == PREPACKED_TYPES:
-                entries.append(get_gemm(module, cpu, *types, from_zero, True, from_row, wide))
-        return entries if wide else \
-            entries + [get_gemv(module, cpu, *types, t) for t in (False, True)]
+                entries.append(get_gemm(module, cpu, *types, from_zero, True, from_row))
+        return entries + [get_gemv(module, cpu, *types, t) for t in (False, True)]
     return _kernel_object(cpu, gemm_name(types, wide=wide), define, cache_dir)
 
 

@@ -35,7 +35,6 @@ from weir.compiler.targets.llvm_cpu.contraction import (
     Strided,
 )
 from weir.compiler.targets.llvm_cpu.conv_blocking import ConvGeometry, panel_width, wide_gemm
-from weir.compiler.targets.llvm_cpu.gemm import panel_columns
 from weir.compiler.targets.llvm_cpu.gemm_calls import call_gemm, call_gemm_epilogue, PREPACKED_TYPES
 from weir.compiler.targets.llvm_cpu.epilogue import finish_block, input_offsets, vector_epilogue
 from weir.compiler.targets.llvm_cpu.kernel_values import ValueRef
@@ -137,9 +136,11 @@ def lower_pointwise_nhwc(low: EntryLowering, b: ir.IRBuilder, n: int, op: k.Conv
     # below, since the entry frees it at its end).
     scratch = None if xm is not None else \
         low.scratch_memory(b, "f32", [I64(chunk * width), I64(chans)])
-    # Many pixels run in the GEMM's wide tiles, over the wide panels pack-conv-filters stored.
-    wide = wide_gemm(low.cpu, ConvGeometry(chans, feats, 1, 1, height, width, 1, 1, 1, 1))
-    panels = packed_filter(low, b, op, panel_columns(low.cpu, "f32", wide))
+    # Many pixels run in the GEMM's wide tiles, over the wide panels pack-conv-filters stored
+    # (its width and this one: `panel_width` of the geometry, as a GEMM).
+    g = ConvGeometry(chans, feats, 1, 1, height, width, 1, 1, 1, 1)
+    wide = wide_gemm(low.cpu, g)
+    panels = packed_filter(low, b, op, panel_width(low.cpu, g, pointwise=True))
     wm = None if panels is not None else in_memory(low, b, kv.ref(op.filter))
     # An epilogue of a few exact ops (ReLU, a residual add) is stored by the GEMM's last tiles
     # (a ReLU6 pass after a 16 -> 96 expansion took a fifth of the convolution's time).
